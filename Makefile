@@ -1,0 +1,65 @@
+# The two commands of the README:
+#   make book   set up .venv, execute every chapter, build the site into _build/html
+#   make test   set up .venv, run ibcore's unit tests, the strict book build, every
+#               chapter through nbval (compared with the build), and the site checks
+# Both need only Python >= 3.10 on the machine.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+JB     := $(BIN)/jupyter-book build . -W -n --keep-going
+# nbval kernels and myst-nb's executor start `python`: make it the venv's
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: book test unit chapters site site-check notebooks student bench clean help
+
+help:
+	@echo "make book      build the website into _build/html"
+	@echo "make test      run every test (unit, chapters, strict build, site checks)"
+	@echo "make notebooks regenerate the paired .ipynb from the .md chapters"
+	@echo "make student   build the student edition into _build/student"
+	@echo "make bench     run the benchmark suite (not part of make test)"
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(JB)
+	@echo
+	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
+
+notebooks: $(STAMP)
+	$(BIN)/python -m tools.notebooks sync
+
+unit: $(STAMP)
+	$(BIN)/python -m tools.notebooks check
+	$(BIN)/python -m pytest tests --ignore=tests/site
+
+# every chapter through nbval, compared with the build's execution (same numbers twice)
+chapters: $(STAMP)
+	$(BIN)/python -m pytest book --nbval-myst-reference=_build/jupyter_execute
+
+site: $(STAMP)
+	$(JB)
+
+site-check: $(STAMP)
+	IB_SITE=_build/html $(BIN)/python -m pytest tests/site
+
+test: unit site chapters site-check
+
+student: $(STAMP)
+	$(BIN)/python -m tools.notebooks student _build/student_src
+	$(BIN)/jupyter-book build _build/student_src -W -n --keep-going --path-output _build/student_out
+	rm -rf _build/student && mv _build/student_out/_build/html _build/student && rm -rf _build/student_out
+	@echo "Student edition: file://$(CURDIR)/_build/student/index.html"
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest benchmarks -p no:xdist --benchmark-only
+
+clean:
+	rm -rf _build .pytest_cache .benchmarks

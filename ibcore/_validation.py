@@ -1,0 +1,109 @@
+"""Input checks shared by every public function of ibcore.
+
+Each check raises :class:`ValueError` whose message names the offending
+parameter and shows its value (or its shape), so that a wrong call in a
+notebook points straight at the argument to fix.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "DivergenceError",
+    "finite_array",
+    "positive_int",
+    "positive_float",
+    "nonnegative_float",
+    "as_generator",
+]
+
+
+class DivergenceError(FloatingPointError):
+    """An iteration left the finite numbers (or blew past a bound).
+
+    Attributes
+    ----------
+    step : int
+        The iteration (GD step, SGD step or ODE time index) at which the
+        divergence was detected.
+    """
+
+    def __init__(self, message: str, step: int):
+        super().__init__(f"{message} (diverged at step {step})")
+        self.step = int(step)
+
+
+def _describe(value) -> str:
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return repr(value)
+    return f"array of shape {arr.shape}"
+
+
+def finite_array(name: str, value, *, ndim=None, shape=None) -> np.ndarray:
+    """Return ``value`` as a float64 array, checking dimension, shape and finiteness.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in the error message.
+    value : array_like
+        The input.
+    ndim : int or tuple of int, optional
+        Allowed number(s) of dimensions.
+    shape : tuple, optional
+        Required shape; ``None`` entries are wildcards.
+    """
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a real array, got {value!r}") from exc
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            want = " or ".join(str(a) for a in allowed)
+            raise ValueError(f"{name} must have {want} dimension(s), got {_describe(value)}")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(
+            s is not None and s != a for s, a in zip(shape, arr.shape)
+        ):
+            want = tuple("*" if s is None else s for s in shape)
+            raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} must be finite, got {bad} NaN/inf entr{'y' if bad == 1 else 'ies'}")
+    return arr
+
+
+def positive_int(name: str, value) -> int:
+    """Check that ``value`` is an integer >= 1 and return it as ``int``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def positive_float(name: str, value) -> float:
+    """Check that ``value`` is a finite real number > 0 and return it as ``float``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def nonnegative_float(name: str, value) -> float:
+    """Check that ``value`` is a finite real number >= 0 and return it as ``float``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
+    return float(value)
+
+
+def as_generator(rng) -> np.random.Generator:
+    """Turn ``None``, an integer seed or a Generator into a :class:`numpy.random.Generator`."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0):
+        return np.random.default_rng(rng)
+    raise ValueError(f"rng must be None, a non-negative integer seed or a numpy Generator, got {rng!r}")

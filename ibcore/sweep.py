@@ -1,0 +1,217 @@
+"""Grids of independent trials: local processes, a Dask cluster, and an on-disk cache.
+
+One call serves a laptop and a cluster::
+
+    table = sweep(trial, {"n": [20, 40], "d": [400, 1600]}, trials=8)
+
+runs ``trial(n=..., d=..., rng=...)`` for every grid point and trial index and
+returns a *tidy table*: a numpy structured array with one row per trial, one
+column per parameter, a ``trial`` column, and one column per key of the dict
+that ``trial`` returns.  With ``backend="dask"`` (and a
+``dask.distributed.Client`` connected) the same call runs on a Dask cluster
+through joblib's dask backend.
+
+Reproducibility: the generator handed to each trial is seeded from
+``(seed, the grid point, the trial index)`` only, so a point gets the same
+random numbers whatever else is in the grid and whichever worker runs it.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ._validation import positive_int
+
+__all__ = ["sweep", "default_cache_dir", "trial_seed"]
+
+
+def default_cache_dir() -> Path:
+    """Folder of the on-disk cache: ``$IBCORE_CACHE`` or ``~/.cache/ibcore``."""
+    return Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore"))
+
+
+def _canonical(params: dict) -> str:
+    def plain(v):
+        if isinstance(v, np.generic):
+            return v.item()
+        if isinstance(v, np.ndarray):
+            return v.tolist()
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return v
+
+    return json.dumps({k: plain(v) for k, v in sorted(params.items())}, sort_keys=True)
+
+
+def trial_seed(seed: int, params: dict, trial: int) -> np.random.SeedSequence:
+    """The seed sequence of one trial, a function of ``(seed, params, trial)`` only."""
+    digest = hashlib.sha256(_canonical(params).encode()).digest()
+    return np.random.SeedSequence([int(seed), int.from_bytes(digest[:8], "little"), int(trial)])
+
+
+def _grid_points(grid) -> list[dict]:
+    if isinstance(grid, dict):
+        if not grid:
+            raise ValueError("grid must not be empty, got {}")
+        names = list(grid)
+        for name in names:
+            values = grid[name]
+            if np.ndim(values) == 0 or len(values) == 0:
+                raise ValueError(f"grid[{name!r}] must be a non-empty sequence, got {values!r}")
+        return [dict(zip(names, combo)) for combo in itertools.product(*(grid[k] for k in names))]
+    points = list(grid)
+    if not points or not all(isinstance(p, dict) for p in points):
+        raise ValueError(f"grid must be a dict of sequences or a non-empty list of dicts, got {grid!r}")
+    return [dict(p) for p in points]
+
+
+def _code_fingerprint(func) -> str:
+    try:
+        source = inspect.getsource(func)
+    except (OSError, TypeError):
+        source = getattr(func, "__qualname__", repr(func))
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def _run_one(trial, params, index, seed):
+    rng = np.random.default_rng(trial_seed(seed, params, index))
+    record = trial(**params, rng=rng)
+    if not isinstance(record, dict):
+        raise TypeError(f"trial must return a dict of scalars, got {type(record).__name__}")
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
+
+
+class _TrialCache:
+    """One JSON file per trial; the parent process reads and writes, workers only compute."""
+
+    def __init__(self, folder: Path, trial, seed: int, version: str):
+        name = f"{getattr(trial, '__module__', '?')}.{getattr(trial, '__qualname__', '?')}"
+        self.folder = Path(folder) / "sweep"
+        self.prefix = f"{name}|{_code_fingerprint(trial)}|{version}|{seed}|"
+
+    def _path(self, params, index) -> Path:
+        key = hashlib.sha256(f"{self.prefix}{_canonical(params)}|{index}".encode()).hexdigest()
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, params, index):
+        path = self._path(params, index)
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def put(self, params, index, record) -> None:
+        path = self._path(params, index)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, path)  # atomic, so a crash never leaves half a record
+
+
+def _as_table(rows: list[dict]) -> np.ndarray:
+    names = list(rows[0])
+    for row in rows:
+        if list(row) != names:
+            raise ValueError(f"every trial must return the same keys; got {list(row)} and {names}")
+    columns = {}
+    for name in names:
+        col = np.asarray([row[name] for row in rows])
+        if col.dtype.kind == "O":
+            raise ValueError(f"column {name!r} holds non-scalar values; trials must return scalars")
+        columns[name] = col
+    table = np.empty(len(rows), dtype=[(k, v.dtype) for k, v in columns.items()])
+    for k, v in columns.items():
+        table[k] = v
+    return table
+
+
+def sweep(
+    trial,
+    grid,
+    *,
+    trials: int = 1,
+    seed: int = 0,
+    n_jobs: int | None = -1,
+    backend: str | None = None,
+    cache: bool | str | os.PathLike = True,
+    progress: bool = True,
+    desc: str | None = None,
+) -> np.ndarray:
+    """Run ``trial`` on every point of ``grid``, ``trials`` times each.
+
+    Parameters
+    ----------
+    trial : callable
+        ``trial(**params, rng) -> dict`` of scalars. It must be importable
+        (defined in a module, or picklable by reference) for process backends.
+    grid : dict of sequences, or list of dicts
+        A dict gives the Cartesian product of its values, in key order.
+    trials : int
+        Independent repetitions per grid point (column ``trial``).
+    seed : int
+        Base seed; see :func:`trial_seed`.
+    n_jobs : int or None
+        joblib workers. ``-1`` (default) uses every core, ``1`` runs in this process.
+    backend : str or None
+        joblib backend: ``None`` means local processes (loky); ``"dask"``
+        sends the trials to the connected ``dask.distributed.Client``.
+    cache : bool or path
+        ``True`` caches each trial on disk under :func:`default_cache_dir`,
+        keyed by the parameters, the trial index, the seed, the trial's source
+        code and the ibcore version; a path chooses the folder; ``False`` disables it.
+    progress : bool
+        Show a ``tqdm.auto`` progress bar.
+    desc : str, optional
+        Label of the progress bar.
+
+    Returns
+    -------
+    numpy.ndarray
+        Structured array with one row per ``(point, trial)``: the parameter
+        columns, ``trial``, then the keys returned by ``trial``.
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    from . import __version__
+
+    if not callable(trial):
+        raise ValueError(f"trial must be callable, got {trial!r}")
+    trials = positive_int("trials", trials)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+    points = _grid_points(grid)
+    for p in points:
+        if "rng" in p or "trial" in p:
+            raise ValueError(f"grid parameters may not be called 'rng' or 'trial', got {sorted(p)}")
+
+    jobs = [(p, t) for p in points for t in range(trials)]
+    store = None
+    if cache:
+        store = _TrialCache(default_cache_dir() if cache is True else Path(cache), trial, seed, __version__)
+    records = [store.get(p, t) if store else None for p, t in jobs]
+    todo = [i for i, rec in enumerate(records) if rec is None]
+
+    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo),
+               desc=desc or getattr(trial, "__name__", "sweep"), disable=not progress, leave=False)
+    if n_jobs == 1 and backend is None:
+        computed = (_run_one(trial, *jobs[i], seed) for i in todo)
+    else:
+        computed = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")(
+            delayed(_run_one)(trial, *jobs[i], seed) for i in todo)
+    for i, rec in zip(todo, computed):
+        records[i] = rec
+        if store:
+            store.put(*jobs[i], rec)
+        bar.update()
+    bar.close()
+    rows = [{**p, "trial": t, **rec} for (p, t), rec in zip(jobs, records)]
+    return _as_table(rows)

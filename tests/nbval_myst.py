@@ -1,0 +1,100 @@
+"""pytest plugin: run MyST-markdown notebooks (``.md`` chapters) through nbval.
+
+nbval only collects ``.ipynb``. This plugin hands nbval the chapter's
+``.md`` source, converted in memory by jupytext, so that every kernel,
+timeout, tag and marker option of nbval applies unchanged and failures point
+at the ``.md`` file the author edits. No file is written.
+
+Only ``.md`` files whose YAML front matter declares a ``kernelspec`` are
+collected (plain pages such as the landing page are not notebooks). The
+output-free ``.ipynb`` paired with a chapter is skipped, so that each
+chapter runs once.
+
+With ``--nbval-myst-reference DIR`` (``make test`` passes the book build's
+``_build/jupyter_execute``), the outputs of the build's own execution of each
+chapter become nbval's reference outputs and are compared in strict mode: the
+chapter must print the same numbers when executed a second time.
+
+Register it from the root ``conftest.py`` (a conftest below the root would
+not see files under ``book/``).
+"""
+from __future__ import annotations
+
+import contextlib
+import types
+from pathlib import Path
+
+import jupytext
+import nbformat
+import nbval.plugin
+
+from tools.notebooks import is_myst_notebook
+
+
+def with_reference_outputs(nb, reference_path: Path):
+    """Copy the outputs of an executed copy of ``nb`` into ``nb`` (code cells matched in order)."""
+    reference = nbformat.read(reference_path, as_version=4)
+    ours = [c for c in nb.cells if c.cell_type == "code"]
+    theirs = [c for c in reference.cells if c.cell_type == "code"]
+    if [c.source for c in ours] != [c.source for c in theirs]:
+        raise ValueError(f"{reference_path} was executed from different code; rebuild the book first")
+    for cell, ref in zip(ours, theirs):
+        cell.outputs = ref.outputs
+        cell.execution_count = ref.execution_count
+    return nb
+
+
+@contextlib.contextmanager
+def _nbval_reads_myst(reference_path: Path | None):
+    # nbval reads the file with nbformat.read inside collect(); swap in jupytext for that call only
+    def read(path, as_version=4):
+        nb = jupytext.read(path, fmt="md:myst")
+        return with_reference_outputs(nb, reference_path) if reference_path else nb
+
+    original = nbval.plugin.nbformat
+    nbval.plugin.nbformat = types.SimpleNamespace(read=read)
+    try:
+        yield
+    finally:
+        nbval.plugin.nbformat = original
+
+
+class MystNotebookFile(nbval.plugin.IPyNbFile):
+    """An nbval notebook collector whose source is a MyST ``.md`` file."""
+
+    def reference_path(self) -> Path | None:
+        folder = self.config.getoption("nbval_myst_reference")
+        if not folder:
+            return None
+        path = Path(folder).resolve() / Path(self.path).resolve().relative_to(self.config.rootpath)
+        path = path.with_suffix(".ipynb")
+        if not path.exists():
+            raise FileNotFoundError(f"no executed reference {path} for {self.path}; build the book first")
+        return path
+
+    def collect(self):
+        reference = self.reference_path()
+        if reference:
+            self.compare_outputs = True  # strict: compare with the build's outputs
+        with _nbval_reads_myst(reference):
+            yield from super().collect()
+
+
+def pytest_addoption(parser):
+    parser.getgroup("nbval").addoption(
+        "--nbval-myst-reference", metavar="DIR", default=None,
+        help="compare each MyST chapter's outputs with DIR/<chapter>.ipynb (an executed copy)")
+
+
+def pytest_collect_file(file_path: Path, parent):
+    opt = parent.config.option
+    if (opt.nbval or opt.nbval_lax) and is_myst_notebook(file_path):
+        return MystNotebookFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_ignore_collect(collection_path: Path, config):
+    # the paired .ipynb of a chapter is generated from the .md, which is the one we run
+    if collection_path.suffix == ".ipynb" and collection_path.with_suffix(".md").exists():
+        return True
+    return None

@@ -1,0 +1,105 @@
+"""The book's structure: chapters, paired notebooks, exercises and editions."""
+from __future__ import annotations
+
+import json
+import re
+
+import jupytext
+import pytest
+
+from tools import notebooks as nbtools
+
+CHAPTERS = nbtools.chapters()
+IDS = [p.relative_to(nbtools.ROOT).as_posix() for p in CHAPTERS]
+CONFIG = nbtools.load_config()
+
+
+def test_toc_documents_exist():
+    missing = [p for p in nbtools.toc_files() if not p.exists()]
+    assert not missing, f"_toc.yml names missing files: {missing}"
+
+
+def test_book_has_chapters():
+    assert CHAPTERS, "no executable chapter found in _toc.yml"
+
+
+def test_paired_notebooks_in_sync():
+    stale = nbtools.stale_pairs()
+    assert not stale, "run `make notebooks`:\n" + "\n".join(diff for _, diff in stale)
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
+def test_notebook_opens_with_setup_cell(md):
+    nb = json.loads(md.with_suffix(".ipynb").read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    first = "".join(code[0]["source"])
+    assert first == nbtools.setup_cell_source(CONFIG)
+    assert CONFIG["repository"]["url"] in first
+    assert all(not c.get("outputs") for c in code), "paired notebooks carry no outputs"
+    assert "widgets" not in nb["metadata"]
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
+def test_chapter_checks_its_claims(md):
+    nb = jupytext.read(md, fmt="md:myst")
+    hidden_checks = [c for c in nb.cells if c.cell_type == "code"
+                     and re.search(r"^assert\b", c.source, re.M)
+                     and "remove-cell" in c.metadata.get("tags", [])]
+    assert hidden_checks, f"{md.name} has no hidden assert cell checking its claims"
+
+
+def _exercise_labels(text: str) -> tuple[list[str], list[str]]:
+    exercises = re.findall(r"^(?:`{3,}|:{3,})\{exercise(?:-start)?\}[^\n]*\n:label:\s*(\S+)", text, re.M)
+    solutions = re.findall(r"^(?:`{3,}|:{3,})\{solution(?:-start)?\}\s*(\S+)", text, re.M)
+    return exercises, solutions
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
+def test_every_exercise_has_a_solution(md):
+    exercises, solutions = _exercise_labels(md.read_text())
+    assert 2 <= len(exercises) <= 4, f"{md.name}: {len(exercises)} exercises, the template asks for 2-4"
+    assert sorted(exercises) == sorted(solutions), f"{md.name}: exercises {exercises} vs solutions {solutions}"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
+def test_student_edition_has_no_solution(md):
+    text = nbtools.strip_solutions(md.read_text())
+    exercises, solutions = _exercise_labels(text)
+    assert exercises and not solutions
+    nb = nbtools.build_notebook(md, edition="student")
+    assert not any("Solution to Exercise" in c.source for c in nb.cells)
+    instructor = nbtools.build_notebook(md)
+    assert sum("Solution to Exercise" in c.source for c in instructor.cells) == len(exercises)
+
+
+def test_strip_solutions_removes_both_forms():
+    text = (
+        "before\n```{exercise}\n:label: a\nQ\n```\n"
+        "```{solution} a\n:class: dropdown\nsecret one\n```\n"
+        "```{solution-start} b\n```\nsecret two\n```{code-cell} ipython3\nsecret_code()\n```\n"
+        "```{solution-end}\n```\nafter\n"
+    )
+    out = nbtools.strip_solutions(text)
+    assert "secret" not in out and "before" in out and "after" in out and "{exercise}" in out
+    with pytest.raises(ValueError, match="solution-end"):
+        nbtools.strip_solutions("```{solution-start} b\n```\nno end\n")
+
+
+def test_myst_becomes_plain_markdown():
+    ctx = nbtools._Context(cite=lambda role, keys: f"<{role}:{','.join(keys)}>")
+    text = (
+        "(lab)=\n```{prf:theorem} Gap\n:label: thm-x\n\nBody $x$.\n```\n"
+        "See {prf:ref}`Theorem 1 <thm-x>`, {cite:t}`a,b` and {eq}`eq-1`.\n"
+        "$$ x $$ (eq-1)\n:::{note}\nA note.\n:::\n"
+    )
+    out = nbtools._rewrite(text, ctx)
+    assert "> **Theorem (Gap).** Body $x$." in out
+    assert "See Theorem 1, <cite:t:a,b> and (eq-1)." in out
+    assert "> **Note.** A note." in out
+    assert "(lab)=" not in out and "(eq-1)\n" not in out and "{" not in out.replace("{eq", "")
+
+
+def test_citations_resolve_from_the_bibliography():
+    cite = nbtools._citation_formatter(nbtools.ROOT)
+    assert cite("cite:t", ["lai2026relu"]) == "Lai et al. (2026)"
+    assert cite("cite:p", ["vardi2021implicit"]) == "(Vardi and Shamir, 2021)"

@@ -1,0 +1,1 @@
+"""Project tooling (notebook generation, site checks); not part of ibcore."""
