@@ -1,0 +1,103 @@
+"""Benchmarks of ibcore.relu, for pytest-benchmark (a measurement, not a timed test).
+
+Groups (the harness reports ratios of medians within a group):
+
+* ``relu-gd-step``: one GD step at n = 200, d = 20,000, m = 1, in weight space
+  (role ``baseline``, O(n d)) and in primal–dual form (role ``candidate``, O(n²)).
+  Both time the very step functions that the solvers' loops call. The one-off
+  cost of forming K = X Xᵀ (O(n² d)) is benchmarked separately as ``gram-setup``.
+* ``relu-thm2-point``: one Theorem 2 trial at d = 10^6 (n = 50), K drawn by
+  Bartlett, GD to convergence, exact min-norm solve.
+
+Without pytest-benchmark, ``python benchmarks/bench_relu.py`` measures the same
+things with ``timeit`` and prints the ratio.
+"""
+import numpy as np
+import pytest
+
+import ibcore.relu as R
+from ibcore.relu.gd import _primal_dual_step, _weight_space_step
+
+N, D = 200, 20_000
+THM2 = dict(n=50, d=10 ** 6)
+
+
+def make_step_problem(seed=0):
+    """State of a one-neuron run at the notes' initialisation, plus both step closures."""
+    X = R.sample_features(N, D, rng=seed)
+    y = np.random.default_rng(seed + 1).uniform(-1, 1, N)
+    K = X @ X.T
+    eta = R.lr_from_contraction(0.01, X) / N
+    s_col = np.ones((1, 1))
+    w = R.all_active_init(X, trace=D)[None, :]
+    pd = {"beta": w @ X.T, "alpha": np.zeros((1, N))}
+    ws = {"W": w.copy(), "beta": w @ X.T, "alpha": np.zeros((1, N))}
+
+    def primal_dual_step():
+        return _primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
+
+    def weight_space_step():
+        ws["beta"], step_sq = _weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
+        return step_sq
+
+    return X, primal_dual_step, weight_space_step
+
+
+@pytest.fixture(scope="module")
+def step_problem():
+    return make_step_problem()
+
+
+def bench_gd_step_weight_space(benchmark, step_problem):
+    benchmark.group = "relu-gd-step"
+    benchmark.extra_info["role"] = "baseline"
+    benchmark.extra_info.update(n=N, d=D, m=1)
+    benchmark(step_problem[2])
+
+
+def bench_gd_step_primal_dual(benchmark, step_problem):
+    benchmark.group = "relu-gd-step"
+    benchmark.extra_info["role"] = "candidate"
+    benchmark.extra_info.update(n=N, d=D, m=1)
+    benchmark(step_problem[1])
+
+
+def bench_gram_setup(benchmark, step_problem):
+    """The one-off K = X Xᵀ that the primal–dual form pays before its first step."""
+    X = step_problem[0]
+    benchmark.group = "gram-setup"
+    benchmark.extra_info["role"] = "candidate"
+    benchmark(lambda: X @ X.T)
+
+
+@pytest.mark.parametrize("c", [0.01, 0.001])
+def bench_theorem2_point_d_1e6(benchmark, c):
+    benchmark.group = "relu-thm2-point"
+    benchmark.extra_info["role"] = "candidate"
+    benchmark.extra_info.update(THM2, c=c)
+    out = benchmark.pedantic(R.theorem2_trial, kwargs=dict(THM2, c=c, rng=0), rounds=3, iterations=1)
+    assert out["converged"]
+
+
+if __name__ == "__main__":
+    import time
+    import timeit
+
+    X, pd_step, ws_step = make_step_problem()
+    t_pd = min(timeit.repeat(pd_step, number=2000, repeat=7)) / 2000
+    t_ws = min(timeit.repeat(ws_step, number=20, repeat=7)) / 20
+    t_k = min(timeit.repeat(lambda: X @ X.T, number=3, repeat=3)) / 3
+    print(f"n={N}, d={D}, m=1, best of 7")
+    print(f"  weight-space step : {t_ws * 1e3:8.3f} ms")
+    print(f"  primal-dual step  : {t_pd * 1e6:8.1f} us")
+    print(f"  ratio             : {t_ws / t_pd:8.0f} x")
+    print(f"  K = X X^T (once)  : {t_k * 1e3:8.1f} ms  (= {t_k / t_ws:.0f} weight-space steps)")
+    for c in (0.01, 0.001):
+        times, outs = [], []
+        for seed in range(3):
+            t0 = time.perf_counter()
+            outs.append(R.theorem2_trial(**THM2, c=c, rng=seed))
+            times.append(time.perf_counter() - t0)
+        print(f"Theorem 2 point n={THM2['n']}, d={THM2['d']:.0e}, c={c}: median {np.median(times):.2f} s "
+              f"({outs[0]['steps']} GD steps), gap/sqrt(n/d) = "
+              + ", ".join(f"{o['gap_scaled']:.2f}" for o in outs))

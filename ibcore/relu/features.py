@@ -1,0 +1,266 @@
+"""Random high-dimensional features x_i = Σ^{1/2} z_i and their covariance spectra λ.
+
+The data model [reconstruction, see the science notes §3]: rows
+x_i = Σ^{1/2} z_i, i.i.d., with z_i ~ N(0, I_d).  Everything GD does depends
+on X only through the Gram matrix K = X Xᵀ, whose law is invariant under
+rotations of feature space, so we take Σ = diag(λ) without loss of generality.
+The scale that matters is the trace ‖λ‖₁ = tr Σ = E‖x‖².
+
+A :class:`Spectrum` describes λ without necessarily storing d numbers, so
+that d = 10^8 costs nothing until features are actually drawn.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+from .._validation import as_generator, finite_array, positive_float, positive_int
+
+__all__ = ["Spectrum", "as_spectrum", "sample_features", "orthogonal_features"]
+
+# Eigenvalues are generated and consumed in chunks of this many coordinates,
+# so that memory stays O(n * chunk) whatever d is.
+_CHUNK = 65_536
+
+
+class Spectrum:
+    """Covariance eigenvalues λ_1, ..., λ_d of the features.
+
+    Build one with :meth:`isotropic`, :meth:`spiked`, :meth:`power_law`,
+    :meth:`from_array` or :meth:`named`; do not call the constructor directly.
+
+    Piecewise-constant spectra (isotropic, spiked, and arrays with repeated
+    values) are stored as *blocks* (value, multiplicity), which is what lets
+    :func:`~ibcore.relu.gram.sample_gram` draw K exactly in O(n²) per block.
+    The power law is generated on the fly, chunk by chunk.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    name : str
+        ``"isotropic"``, ``"spiked"``, ``"power_law"`` or ``"array"``.
+    """
+
+    def __init__(self, d, name, *, values=None, counts=None, array=None, exponent=None):
+        self.d = int(d)
+        self.name = name
+        self._values = values      # block values (piecewise-constant spectra)
+        self._counts = counts      # block multiplicities, summing to d
+        self._array = array        # explicit λ, in coordinate order
+        self._exponent = exponent  # power law λ_k = k^(-exponent)
+
+    # ---- constructors -------------------------------------------------
+    @classmethod
+    def isotropic(cls, d, scale=1.0) -> "Spectrum":
+        """λ_k = ``scale`` for every k (Σ = scale · I_d); ‖λ‖₁ = scale · d."""
+        d = positive_int("d", d)
+        scale = positive_float("scale", scale)
+        return cls(d, "isotropic", values=np.array([scale]), counts=np.array([d]))
+
+    @classmethod
+    def spiked(cls, d, spikes=None, bulk=1.0) -> "Spectrum":
+        """A bulk of value ``bulk`` plus a few large eigenvalues ``spikes``.
+
+        Coordinates 0, ..., k-1 carry the spikes, the remaining d - k the bulk.
+        The default is one spike of size √d, which doubles ‖λ‖₂² relative to
+        the isotropic case while keeping the effective rank ‖λ‖₁/‖λ‖∞ ≈ √d large.
+        """
+        d = positive_int("d", d)
+        bulk = positive_float("bulk", bulk)
+        spikes = np.array([np.sqrt(d)]) if spikes is None else finite_array("spikes", spikes, ndim=1)
+        if np.any(spikes <= 0):
+            raise ValueError(f"spikes must be positive, got {spikes!r}")
+        if spikes.size >= d:
+            raise ValueError(f"spikes must have fewer than d={d} entries, got {spikes.size}")
+        values = np.concatenate([spikes, [bulk]])
+        counts = np.concatenate([np.ones(spikes.size, dtype=np.int64), [d - spikes.size]])
+        return cls(d, "spiked", values=values, counts=counts)
+
+    @classmethod
+    def power_law(cls, d, exponent=0.5) -> "Spectrum":
+        """λ_k = k^(-exponent), k = 1..d (λ_1 = 1).
+
+        With the default exponent 0.5, ‖λ‖₁ ≈ 2√d, so the effective rank
+        ‖λ‖₁/‖λ‖∞ still grows with d (the high-dimensional regime).
+        """
+        d = positive_int("d", d)
+        exponent = float(exponent)
+        if not np.isfinite(exponent) or exponent < 0:
+            raise ValueError(f"exponent must be a non-negative finite number, got {exponent!r}")
+        return cls(d, "power_law", exponent=exponent)
+
+    @classmethod
+    def from_array(cls, lam) -> "Spectrum":
+        """An explicit array of d non-negative eigenvalues (not all zero)."""
+        lam = finite_array("spectrum", lam, ndim=1)
+        if np.any(lam < 0):
+            raise ValueError(f"spectrum must be non-negative, got min {lam.min()!r}")
+        if not np.any(lam > 0):
+            raise ValueError("spectrum must have at least one positive eigenvalue, got all zeros")
+        values, counts = np.unique(lam, return_counts=True)
+        return cls(lam.size, "array", values=values, counts=counts, array=lam)
+
+    @classmethod
+    def named(cls, name, d, param=None) -> "Spectrum":
+        """A profile by name: ``"isotropic"`` (param = scale), ``"spiked"``
+        (param = size of the single spike), ``"power_law"`` (param = exponent)."""
+        if name == "isotropic":
+            return cls.isotropic(d) if param is None else cls.isotropic(d, param)
+        if name == "spiked":
+            return cls.spiked(d) if param is None else cls.spiked(d, [param])
+        if name in ("power_law", "powerlaw"):
+            return cls.power_law(d) if param is None else cls.power_law(d, param)
+        raise ValueError(
+            f"spectrum must be 'isotropic', 'spiked', 'power_law', an array or a Spectrum, got {name!r}")
+
+    # ---- eigenvalues ----------------------------------------------------
+    def values(self, start=0, stop=None) -> np.ndarray:
+        """λ_k for coordinates k in [start, stop) (0-based), as an array."""
+        stop = self.d if stop is None else min(stop, self.d)
+        if self._array is not None:
+            return self._array[start:stop]
+        if self._exponent is not None:
+            return np.arange(start + 1, stop + 1, dtype=float) ** (-self._exponent)
+        edges = np.concatenate([[0], np.cumsum(self._counts)])
+        block = np.searchsorted(edges, np.arange(start, stop), side="right") - 1
+        return self._values[block]
+
+    def chunks(self, size=_CHUNK):
+        """Yield λ in consecutive chunks of at most ``size`` coordinates."""
+        for start in range(0, self.d, size):
+            yield self.values(start, start + size)
+
+    def blocks(self):
+        """(values, multiplicities) of a piecewise-constant spectrum, else ``None``."""
+        if self._values is None:
+            return None
+        return self._values, self._counts
+
+    def _moment(self, p):
+        """Σ_k λ_k^p."""
+        if self._exponent is not None:
+            return _power_sum(p * self._exponent, self.d)
+        values, counts = self.blocks()
+        return np.dot(values ** p, counts)
+
+    @functools.cached_property
+    def trace(self) -> float:
+        """‖λ‖₁ = tr Σ = E‖x‖²."""
+        return float(self._moment(1))
+
+    @functools.cached_property
+    def norm2(self) -> float:
+        """‖λ‖₂ = ‖Σ‖_F, the scale of the cross-terms x_i·x_j."""
+        return float(np.sqrt(self._moment(2)))
+
+    @functools.cached_property
+    def max(self) -> float:
+        """‖λ‖∞ = ‖Σ‖_op."""
+        if self.blocks() is not None:
+            return float(self._values.max())
+        return 1.0  # power law: λ_1 = 1
+
+    def __repr__(self) -> str:
+        return f"Spectrum(name={self.name!r}, d={self.d}, trace={self.trace:.6g})"
+
+
+def _power_sum(s, d, direct=100_000):
+    """Σ_{k=1}^d k^(-s), exactly for d ≤ ``direct`` and by Euler–Maclaurin beyond.
+
+    Σ_{k=M}^d f(k) = ∫_M^d f + (f(M) + f(d))/2 + Σ_j B_2j/(2j)! (f^(2j-1)(d) - f^(2j-1)(M)) + R
+    with f(x) = x^(-s), M = 1000 and three Bernoulli terms; R ~ M^(-s-7) is below rounding.
+    """
+    if d <= direct:
+        return float(np.sum(np.arange(1, d + 1, dtype=float) ** -s))
+    M = 1000
+    head = float(np.sum(np.arange(1, M, dtype=float) ** -s))
+    integral = np.log(d / M) if s == 1 else (d ** (1 - s) - M ** (1 - s)) / (1 - s)
+    tail = integral + (M ** -s + d ** -s) / 2
+    bernoulli = (1 / 6, -1 / 30, 1 / 42)
+    poch = 1.0  # s (s+1) ... (s+2j-2): f^(2j-1)(x) = -poch · x^(-s-2j+1)
+    for j, b in enumerate(bernoulli, start=1):
+        poch = s if j == 1 else poch * (s + 2 * j - 3) * (s + 2 * j - 2)
+        order = 2 * j - 1
+        tail += b / np.prod(np.arange(1, 2 * j + 1)) * (-poch) * (d ** (-s - order) - M ** (-s - order))
+    return head + tail
+
+
+def as_spectrum(spectrum, d) -> Spectrum:
+    """Turn ``None``, a profile name, an array or a :class:`Spectrum` into a Spectrum of dimension d."""
+    d = positive_int("d", d)
+    if spectrum is None:
+        return Spectrum.isotropic(d)
+    if isinstance(spectrum, Spectrum):
+        if spectrum.d != d:
+            raise ValueError(f"spectrum has dimension {spectrum.d}, expected d={d}")
+        return spectrum
+    if isinstance(spectrum, str):
+        return Spectrum.named(spectrum, d)
+    if isinstance(spectrum, numbers.Number):
+        raise ValueError(f"spectrum must be a name, an array of length d={d} or a Spectrum, got {spectrum!r}")
+    spec = Spectrum.from_array(spectrum)
+    if spec.d != d:
+        raise ValueError(f"spectrum must have length d={d}, got length {spec.d}")
+    return spec
+
+
+def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
+    """Draw X ∈ ℝ^{n×d} with rows x_i = Σ^{1/2} z_i, z_i ~ N(0, I_d), Σ = diag(λ).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and feature dimension.
+    spectrum : None, str, array of shape (d,), or Spectrum
+        Covariance eigenvalues λ. ``None`` or ``"isotropic"`` gives Σ = I_d;
+        ``"power_law"`` and ``"spiked"`` use the defaults of :class:`Spectrum`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+
+    Notes
+    -----
+    Memory is n·d floats; for d ≫ 10^5 sample the Gram matrix directly with
+    :func:`~ibcore.relu.gram.sample_gram`.
+    """
+    n = positive_int("n", n)
+    spec = as_spectrum(spectrum, d)
+    rng = as_generator(rng)
+    X = rng.standard_normal((n, spec.d))
+    if not (spec.name == "isotropic" and spec.blocks()[0][0] == 1.0):
+        start = 0
+        for lam in spec.chunks():
+            X[:, start:start + lam.size] *= np.sqrt(lam)
+            start += lam.size
+    return X
+
+
+def orthogonal_features(n, d, *, rng=None) -> np.ndarray:
+    """Exactly orthogonal rows of squared norm d: X = √d · Qᵀ, Q Haar on the Stiefel manifold.
+
+    This is the control of Boursier et al. (2022): K = X Xᵀ = d·I_n (up to
+    rounding), so every example evolves independently under GD.
+
+    Parameters
+    ----------
+    n, d : int
+        Requires n ≤ d.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d)
+    """
+    n = positive_int("n", n)
+    d = positive_int("d", d)
+    if n > d:
+        raise ValueError(f"orthogonal_features needs n <= d, got n={n}, d={d}")
+    rng = as_generator(rng)
+    Q, R = np.linalg.qr(rng.standard_normal((d, n)))
+    Q *= np.sign(np.diag(R))  # sign fix makes Q Haar-distributed
+    return np.sqrt(d) * Q.T

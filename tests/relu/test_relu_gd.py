@@ -1,0 +1,191 @@
+"""Gradient descent: primal–dual form against the weight-space reference, and the structural facts of §7."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ibcore.relu as R
+
+
+def rel(a, b):
+    return np.linalg.norm(np.asarray(a) - np.asarray(b)) / np.linalg.norm(b)
+
+
+def assert_same_run(a, b, rtol=1e-10):
+    """Two GDResults describe the same trajectory: states to rtol, patterns exactly."""
+    assert a.steps == b.steps and a.converged == b.converged
+    assert rel(a.w, b.w) < rtol
+    assert rel(a.history.beta, b.history.beta) < rtol
+    assert rel(a.history.alpha, b.history.alpha) < rtol
+    np.testing.assert_array_equal(a.history.step, b.history.step)
+    np.testing.assert_array_equal(a.history.active, b.history.active)
+    np.testing.assert_array_equal(a.last_change, b.last_change)
+    np.testing.assert_array_equal(a.reactivations, b.reactivations)
+    assert a.loss == pytest.approx(b.loss, rel=rtol, abs=1e-15)
+
+
+def test_primal_dual_matches_weight_space_one_neuron(problem):
+    X, y, w0, lr = problem
+    pd = R.gradient_descent(X, y, w0, lr=lr)
+    ws = R.gradient_descent_weight_space(X, y, w0, lr=lr)
+    assert pd.converged and pd.w.shape == (X.shape[1],) and pd.beta.shape == (X.shape[0],)
+    assert R.reactivation_count(pd) > 0  # the comparison covers re-activation events too
+    assert_same_run(pd, ws)
+
+
+def test_primal_dual_matches_weight_space_two_neurons(problem):
+    X, y, _, lr = problem
+    w0 = R.two_neuron_init(X, scale=0.1, trace=X.shape[1])
+    pd = R.gradient_descent(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
+    ws = R.gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
+    assert pd.w.shape == (2, X.shape[1]) and pd.beta.shape == (2, X.shape[0])
+    np.testing.assert_array_equal(pd.signs, [1.0, -1.0])
+    assert_same_run(pd, ws)
+
+
+def test_primal_dual_matches_weight_space_general_m(problem):
+    X, y, _, _ = problem
+    signs = np.array([1.0, -1.0, 1.0, -1.0])
+    w0 = R.gaussian_init(X.shape[1], m=4, rng=3) + R.all_active_init(X, scale=0.2, m=4)
+    lr = 0.5 * R.stability_bound(X, m=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", R.InactivePositiveWarning)
+        pd = R.gradient_descent(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0, record_every=5)
+        ws = R.gradient_descent_weight_space(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0,
+                                             record_every=5)
+    assert np.any(pd.last_change > 0)
+    assert_same_run(pd, ws)
+
+
+def test_gram_entry_point_matches_feature_entry_point(problem):
+    X, y, _, lr = problem
+    K = X @ X.T
+    alpha0 = R.all_active_coef(K, trace=X.shape[1])
+    res_x = R.gradient_descent(X, y, alpha0 @ X, lr=lr)
+    res_k = R.gradient_descent_gram(K, y, alpha0, lr=lr)
+    assert res_k.w is None and res_x.coef is None
+    assert res_k.steps == res_x.steps
+    assert rel(res_k.coef @ X, res_x.w) < 1e-10
+    assert rel(res_k.history.beta, res_x.history.beta) < 1e-12
+
+
+def test_tol_zero_runs_exactly_max_steps(problem):
+    X, y, w0, lr = problem
+    res = R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=10)
+    assert res.steps == 37 and not res.converged
+    np.testing.assert_array_equal(res.history.step, [0, 10, 20, 30, 37])
+    assert R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=0).history is None
+
+
+def test_stopping_criterion_is_the_documented_one(problem):
+    """The run stops at the first step with lr‖∇L(w_t)‖ ≤ tol‖w_{t+1}‖, and not one step earlier."""
+    X, y, w0, lr = problem
+    tol = 1e-6
+    res = R.gradient_descent(X, y, w0, lr=lr, tol=tol, record_every=1)
+    n = X.shape[0]
+
+    def ratio(t):  # step length over weight norm, recomputed in weight space
+        beta = res.history.beta[t]
+        g = X.T @ ((np.maximum(beta, 0) - y) * (beta > 0)) / n
+        w_next = w0 + res.history.alpha[t + 1] @ X
+        return lr * np.linalg.norm(g) / np.linalg.norm(w_next)
+
+    T = res.steps
+    assert res.converged and ratio(T - 1) <= tol < ratio(T - 2)
+
+
+def test_identity_activation_gives_classical_min_norm_interpolator():
+    X = R.sample_features(10, 200, rng=5)
+    y = np.random.default_rng(6).uniform(-1, 1, 10)
+    w_classical = X.T @ np.linalg.solve(X @ X.T, y)
+    for w0 in (np.zeros(200), R.all_active_init(X)):  # any w0 in span(X)
+        res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.5, X), activation="identity",
+                                 tol=1e-14, record_every=0)
+        assert res.converged
+        assert rel(res.w, w_classical) < 1e-10
+
+
+def test_negative_labels_end_exactly_at_zero_and_freeze(problem):
+    X, y, w0, lr = problem
+    res = R.gradient_descent(X, y, w0, lr=lr, record_every=1)
+    neg, pos = y < 0, y > 0
+    assert neg.any() and res.converged
+    # σ(β_i) is exactly 0.0, in the maintained β and recomputed from the weights
+    assert np.all(np.maximum(res.beta[neg], 0.0) == 0.0)
+    assert np.all(np.maximum(X[neg] @ res.w, 0.0) == 0.0)
+    assert np.all(res.predictions[neg] == 0.0)
+    # α_i is constant (bit for bit) after the example's last pattern change
+    for i in np.flatnonzero(neg):
+        t = res.last_change[i]
+        assert t > 0 and not res.history.active[t, i]
+        assert np.all(res.history.alpha[t:, i] == res.alpha[i])
+    # §7 checks 2-4: positives interpolated, loss = L_min, GD stays in w0 + span(X)
+    assert np.abs(X[pos] @ res.w - y[pos]).max() < 1e-9
+    assert res.loss == pytest.approx(np.sum(y[neg] ** 2) / (2 * y.size), rel=1e-12)
+    delta = res.w - w0
+    off_span = delta - X.T @ np.linalg.lstsq(X.T, delta, rcond=None)[0]
+    assert np.linalg.norm(off_span) / np.linalg.norm(res.w) < 1e-10
+
+
+@pytest.mark.parametrize("init", ["all_active", "gaussian"])
+def test_pattern_bookkeeping_matches_a_recount_of_the_history(problem, init):
+    X, y, _, _ = problem
+    X = X[:, :60]  # d = 60: many pattern changes
+    w0 = R.all_active_init(X) if init == "all_active" else R.gaussian_init(60, scale=0.3, rng=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", R.InactivePositiveWarning)
+        res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.01, X), record_every=1)
+    act = res.history.active
+    changed = act[1:] != act[:-1]
+    last = np.where(changed.any(axis=0), act.shape[0] - 1 - np.argmax(changed[::-1], axis=0), 0)
+    ever_before = np.maximum.accumulate(act, axis=0)[:-1]
+    react = (~act[:-1] & act[1:] & ever_before).sum(axis=0)  # only switches *back* to active
+    assert react.sum() > 0
+    if init == "gaussian":  # some examples switch on for the first time: not re-activations
+        assert (~act[:-1] & act[1:] & ~ever_before).any()
+    np.testing.assert_array_equal(res.last_change, last)
+    np.testing.assert_array_equal(res.reactivations, react)
+    assert R.stabilisation_step(res) == last.max()
+    assert R.reactivation_count(res) == react.sum()
+
+
+def test_history_records_loss_and_patterns(problem):
+    X, y, w0, lr = problem
+    res = R.gradient_descent(X, y, w0, lr=lr, record_every=100)
+    h = res.history
+    assert h.step[0] == 0 and h.step[-1] == res.steps
+    assert np.all(np.diff(h.step) > 0) and np.all(h.step[:-1] % 100 == 0)
+    np.testing.assert_array_equal(h.active, h.beta > 0)
+    recomputed = [np.sum((np.maximum(b, 0) - y) ** 2) / (2 * y.size) for b in h.beta]
+    np.testing.assert_allclose(h.loss, recomputed, rtol=1e-12)
+    assert h.loss[-1] == pytest.approx(res.loss)
+
+
+def test_two_neuron_sign_aligned_disjoint_init_on_orthogonal_data():
+    """Exact theory: each neuron fits its own examples and the others stay frozen at -b0,
+    so the gap to (w*(y), w*(-y)) is b0·sqrt(n / Σ y²)."""
+    n, d, b0 = 16, 64, 0.05
+    X = R.orthogonal_features(n, d, rng=2)
+    y = np.random.default_rng(3).uniform(-1, 1, n)
+    y[np.abs(y) < 0.1] = 0.5  # keep |y| > b0 so no example crosses zero
+    w0 = R.disjoint_init(X, R.sign_aligned_assignment(y, [1, -1]), m=2, scale=b0)
+    res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.2, X), tol=1e-14)
+    gap = R.relative_gap(res.w, R.min_norm_pair(X, y))
+    assert gap == pytest.approx(b0 * np.sqrt(n / np.sum(y ** 2)), rel=1e-8)
+    assert np.abs(res.predictions - y).max() < 1e-10
+
+
+def test_tiny_initialisation_can_stall(problem):
+    """Notes §7.12: with pre-activations ≈ 1e-3, cross-talk switches positives off and GD stalls
+    above L_min on some draws, while the ≈ 1 initialisation reaches it on the same draws."""
+    stalled = 0
+    for seed in range(4):
+        X = R.sample_features(20, 100, rng=seed)
+        y = np.random.default_rng(100 + seed).uniform(-1, 1, 20)
+        lr = R.lr_from_contraction(0.01, X)
+        l_min = np.sum(y[y < 0] ** 2) / 40
+        good = R.gradient_descent(X, y, R.all_active_init(X, trace=100), lr=lr, record_every=0)
+        assert good.loss == pytest.approx(l_min, rel=1e-9)
+        tiny = R.gradient_descent(X, y, R.tiny_init(X, trace=100), lr=lr, record_every=0)
+        stalled += tiny.loss > l_min + 1e-6
+    assert stalled >= 1

@@ -1,0 +1,107 @@
+"""The min-norm ReLU interpolator: KKT, an independent solver, and the Gram and positive-subset variants."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import ibcore.relu as R
+
+
+def random_problem(n, d, seed, spectrum=None):
+    X = R.sample_features(n, d, spectrum=spectrum, rng=seed)
+    y = np.random.default_rng(seed + 1000).uniform(-1, 1, n)
+    return X, y
+
+
+@pytest.mark.parametrize("n,d,spectrum", [(10, 30, None), (30, 60, None), (60, 600, None),
+                                          (40, 42, None), (25, 400, "power_law"), (25, 400, "spiked")])
+def test_kkt_conditions_hold_to_1e_10(n, d, spectrum):
+    X, y = random_problem(n, d, seed=n + d, spectrum=spectrum)
+    sol = R.min_norm_solution(X, y)
+    pos, neg = y > 0, y <= 0
+    assert sol.kkt_residual < 1e-10
+    # and each condition separately, in the notes' form (§7.5)
+    assert np.abs(sol.beta[pos] - y[pos]).max() < 1e-10
+    assert sol.beta[neg].max() < 1e-10
+    assert sol.nu[neg].max() <= 0.0
+    assert np.abs(sol.nu[neg] * sol.beta[neg]).max() < 1e-10 * np.abs(sol.nu).max()
+    np.testing.assert_allclose(sol.w, X.T @ sol.nu, rtol=0, atol=1e-14 * np.abs(sol.w).max())
+    assert sol.loss == pytest.approx(np.sum(y[y < 0] ** 2) / (2 * n), rel=1e-12)
+
+
+def test_some_but_not_all_negative_constraints_are_tight():
+    """Notes §4 [S]: w* is not "interpolate the positives, put the negatives at 0";
+    roughly half of the negative constraints are strictly inactive."""
+    fractions = []
+    for seed in range(5):
+        X, y = random_problem(60, 600, seed)
+        sol = R.min_norm_solution(X, y)
+        fractions.append(sol.tight.sum() / np.sum(y <= 0))
+    assert 0.2 < np.mean(fractions) < 0.8
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_slsqp_on_small_cases(seed):
+    X, y = random_problem(8, 20, seed)
+    pos = y > 0
+    cons = [{"type": "eq", "fun": lambda w: X[pos] @ w - y[pos], "jac": lambda w: X[pos]},
+            {"type": "ineq", "fun": lambda w: -X[~pos] @ w, "jac": lambda w: -X[~pos]}]
+    ref = minimize(lambda w: 0.5 * w @ w, np.zeros(20), jac=lambda w: w, constraints=cons,
+                   method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+    assert ref.success
+    sol = R.min_norm_solution(X, y)
+    assert np.linalg.norm(sol.w - ref.x) / np.linalg.norm(ref.x) < 1e-7
+
+
+def test_gram_version_matches_feature_version():
+    X, y = random_problem(30, 300, seed=4)
+    a, b = R.min_norm_solution(X, y), R.min_norm_solution_gram(X @ X.T, y)
+    assert b.w is None and b.kkt_residual < 1e-10
+    np.testing.assert_allclose(b.nu, a.nu, rtol=1e-9, atol=1e-12 * np.abs(a.nu).max())
+    np.testing.assert_array_equal(a.tight, b.tight)
+
+
+def test_min_norm_is_the_smallest_global_minimiser():
+    """Any other feasible point (here: w* plus a feasible direction) is longer."""
+    X, y = random_problem(12, 50, seed=5)
+    sol = R.min_norm_solution(X, y)
+    ls = R.positive_subset_least_squares(X, y)
+    # positive-subset LS interpolates I+ but is never shorter; where it is feasible it equals w*
+    assert np.linalg.norm(ls.w) <= np.linalg.norm(sol.w) + 1e-12
+    if np.all(ls.beta[y <= 0] <= 0):
+        np.testing.assert_allclose(ls.w, sol.w, rtol=1e-10)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        v = rng.standard_normal(50)
+        v -= X[y > 0].T @ np.linalg.lstsq(X[y > 0].T, v, rcond=None)[0]  # keeps x_i·w = y_i on I+
+        w = sol.w + 1e-3 * v
+        if np.all(X[y <= 0] @ w <= 0):
+            assert np.linalg.norm(w) > np.linalg.norm(sol.w)
+
+
+def test_positive_subset_least_squares():
+    X, y = random_problem(15, 200, seed=6)
+    ls = R.positive_subset_least_squares(X, y)
+    pos = y > 0
+    expected = X[pos].T @ np.linalg.solve(X[pos] @ X[pos].T, y[pos])
+    np.testing.assert_allclose(ls.w, expected, rtol=1e-10)
+    assert ls.problem == "positive_subset" and ls.kkt_residual < 1e-10
+    assert np.all(ls.nu[~pos] == 0)
+    assert ls.beta[~pos].max() > 0  # it violates some ReLU constraint, unlike w*
+    gram = R.positive_subset_least_squares_gram(X @ X.T, y)
+    np.testing.assert_allclose(gram.nu, ls.nu, rtol=1e-9)
+
+
+def test_degenerate_labels():
+    X, y = random_problem(6, 20, seed=7)
+    none_positive = R.min_norm_solution(X, -np.abs(y))
+    assert np.all(none_positive.w == 0) and none_positive.kkt_residual == 0
+    all_positive = R.min_norm_solution(X, np.abs(y))
+    np.testing.assert_allclose(all_positive.w, X.T @ np.linalg.solve(X @ X.T, np.abs(y)), rtol=1e-10)
+
+
+def test_min_norm_pair_and_gram_pair():
+    X, y = random_problem(10, 80, seed=8)
+    pair = R.min_norm_pair(X, y)
+    np.testing.assert_allclose(pair[1], R.min_norm_solution(X, -y).w)
+    np.testing.assert_allclose(R.min_norm_pair_gram(X @ X.T, y) @ X, pair, rtol=1e-9,
+                               atol=1e-12 * np.abs(pair).max())

@@ -1,0 +1,180 @@
+"""Every validation path: bad shapes, NaN/inf, bad step sizes, the stability bound, the
+inactive-example warning, and divergence reported with its step."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ibcore.relu as R
+from ibcore import DivergenceError
+
+
+@pytest.fixture
+def small():
+    X = R.sample_features(6, 40, rng=0)
+    y = np.random.default_rng(1).uniform(-1, 1, 6)
+    y[0] = 0.8  # a positive label, used by the warning tests
+    return X, y, R.all_active_init(X, trace=40), R.lr_from_contraction(0.1, X)
+
+
+GD_FUNCS = [R.gradient_descent, R.gradient_descent_weight_space]
+
+
+def nan_at(a, idx, value=np.nan):
+    a = np.array(a, dtype=float)
+    a[idx] = value
+    return a
+
+
+@pytest.mark.parametrize("gd", GD_FUNCS)
+@pytest.mark.parametrize("kwargs_fn, match", [
+    (lambda X, y, w0, lr: dict(X=X[0]), r"X must have 2 dimension"),
+    (lambda X, y, w0, lr: dict(X=nan_at(X, (2, 3))), r"X must be finite"),
+    (lambda X, y, w0, lr: dict(X=nan_at(X, (0, 0), np.inf)), r"X must be finite"),
+    (lambda X, y, w0, lr: dict(y=y[:-1]), r"y must have shape \(6,\)"),
+    (lambda X, y, w0, lr: dict(y=nan_at(y, 1, np.inf)), r"y must be finite"),
+    (lambda X, y, w0, lr: dict(w0=w0[:-1]), r"w0 must have shape \(40,\)"),
+    (lambda X, y, w0, lr: dict(w0=np.ones((2, 39))), r"w0 must have shape \(\*, 40\)"),
+    (lambda X, y, w0, lr: dict(w0=np.ones((1, 2, 40))), r"w0 must have 1 or 2 dimension"),
+    (lambda X, y, w0, lr: dict(w0=nan_at(w0, 5)), r"w0 must be finite"),
+    (lambda X, y, w0, lr: dict(lr=0.0), r"lr must be a positive finite number, got 0.0"),
+    (lambda X, y, w0, lr: dict(lr=-lr), r"lr must be a positive"),
+    (lambda X, y, w0, lr: dict(lr=np.nan), r"lr must be a positive"),
+    (lambda X, y, w0, lr: dict(max_steps=0), r"max_steps must be a positive integer"),
+    (lambda X, y, w0, lr: dict(max_steps=2.5), r"max_steps must be a positive integer"),
+    (lambda X, y, w0, lr: dict(tol=-1e-3), r"tol must be a non-negative"),
+    (lambda X, y, w0, lr: dict(record_every=-1), r"record_every must be a non-negative integer"),
+    (lambda X, y, w0, lr: dict(activation="tanh"), r"activation must be one of"),
+    (lambda X, y, w0, lr: dict(signs=[1.0, 1.0]), r"signs must have shape \(1,\)"),
+    (lambda X, y, w0, lr: dict(w0=np.stack([w0, w0]), signs=[1.0, 0.5]), r"signs must contain only \+1 and -1"),
+])
+def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn, match):
+    X, y, w0, lr = small
+    args = dict(X=X, y=y, w0=w0, lr=lr)
+    args.update(kwargs_fn(X, y, w0, lr))
+    with pytest.raises(ValueError, match=match):
+        gd(args.pop("X"), args.pop("y"), args.pop("w0"), **args)
+
+
+@pytest.mark.parametrize("K_fn, match", [
+    (lambda K: K[:, :-1], r"K must be a square"),
+    (lambda K: K + np.triu(np.ones_like(K), 1), r"K must be symmetric"),
+    (lambda K: nan_at(K, (1, 1)), r"K must be finite"),
+    (lambda K: -K, r"K must be positive semidefinite"),
+])
+def test_gram_entry_point_validates_K(small, K_fn, match):
+    X, y, _, lr = small
+    with pytest.raises(ValueError, match=match):
+        R.gradient_descent_gram(K_fn(X @ X.T), y, np.full(6, 1 / 40), lr=lr)
+
+
+def test_gram_entry_point_validates_alpha0(small):
+    X, y, _, lr = small
+    with pytest.raises(ValueError, match=r"alpha0 must have shape \(6,\)"):
+        R.gradient_descent_gram(X @ X.T, y, np.ones(5), lr=lr)
+
+
+@pytest.mark.parametrize("gd", GD_FUNCS)
+@pytest.mark.parametrize("m", [1, 2])
+def test_lr_at_or_above_the_stability_bound_raises_naming_the_bound(small, gd, m):
+    X, y, _, _ = small
+    w0 = R.all_active_init(X, scale=0.1, m=None if m == 1 else m)
+    bound = R.stability_bound(X, m=m)
+    assert bound == pytest.approx(2 * 6 / (m * np.linalg.eigvalsh(X @ X.T)[-1]))
+    for lr in (bound, 1.01 * bound):
+        with pytest.raises(ValueError, match=r"stability bound 2n/\(m\*lambda_max\(K\)\) = "):
+            gd(X, y, w0, lr=lr, max_steps=5)
+    gd(X, y, w0, lr=0.99 * bound, max_steps=5)  # just below is accepted
+
+
+@pytest.mark.parametrize("gd", GD_FUNCS)
+def test_inactive_positive_example_warns_and_still_runs(small, gd):
+    X, y, _, lr = small
+    assignment = np.zeros(6, dtype=int)
+    assignment[0] = -1  # example 0 (y = 0.8) starts at β = -1
+    w0 = R.disjoint_init(X, assignment, m=1)[0]
+    with pytest.warns(R.InactivePositiveWarning, match=r"1 example\(s\).*indices 0\b"):
+        res = gd(X, y, w0, lr=lr)
+    assert res.converged
+    assert res.predictions[0] == 0.0  # never fitted: GD stops at a non-global point
+    assert res.loss > np.sum(y[y < 0] ** 2) / 12
+
+
+def test_inactive_negative_example_on_the_negative_neuron_warns(small):
+    X, y, _, lr = small
+    neg = int(np.flatnonzero(y < 0)[0])
+    assignment = R.sign_aligned_assignment(y, [1, -1])
+    assignment[neg] = -1
+    with pytest.warns(R.InactivePositiveWarning, match=rf"indices {neg}\b"):
+        R.gradient_descent(X, y, R.disjoint_init(X, assignment, m=2, scale=0.1), lr=lr / 2, max_steps=10)
+
+
+def test_no_warning_when_every_example_can_be_fitted(small):
+    X, y, w0, lr = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R.gradient_descent(X, y, w0, lr=lr, max_steps=10)
+        R.gradient_descent(X, -np.abs(y), w0 * 0, lr=lr, max_steps=10)  # nothing to fit: no warning
+
+
+@pytest.mark.parametrize("gd", GD_FUNCS)
+def test_divergence_raises_with_the_step(gd):
+    """Identity activation, K = d·I, c = 3: the residual doubles each step, |r_t| = 2^t |r_0|.
+    The step length² lr²‖∇L‖² = (c²/d) Σ r_t² overflows (2^1024) first, at
+    t ≈ (1024 - log2(c² Σ r_0² / d))/2; the detector must report that step (± 3 for where
+    inside the sum the overflow happens and the off-by-one of pre/post-step counting)."""
+    n, d = 8, 32
+    X = R.orthogonal_features(n, d, rng=4)
+    y = np.random.default_rng(5).uniform(-1, 1, n)
+    w0 = R.all_active_init(X, trace=d)  # β(0) = 1 exactly, r_0 = 1 - y
+    c = 3.0
+    expected = (1024 - np.log2(c ** 2 * np.sum((1 - y) ** 2) / d)) / 2
+    run = dict(lr=R.lr_from_contraction(c, X), activation="identity", check_stability=False, tol=0,
+               record_every=0)
+    with pytest.raises(DivergenceError, match="diverged at step") as info:
+        gd(X, y, w0, max_steps=5000, **run)
+    assert abs(info.value.step - expected) <= 3
+    # stopped before the overflow, the same run is finite: no silent NaN or inf in between
+    res = gd(X, y, w0, max_steps=int(expected) - 5, **run)
+    assert np.all(np.isfinite(res.w)) and np.isfinite(res.loss)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: R.sample_features(0, 10), r"n must be a positive integer"),
+    (lambda: R.sample_features(5, -1), r"d must be a positive integer"),
+    (lambda: R.sample_features(5, 10, spectrum=np.ones(9)), r"spectrum must have length d=10"),
+    (lambda: R.sample_features(5, 3, spectrum=[1.0, -1.0, 2.0]), r"spectrum must be non-negative"),
+    (lambda: R.sample_features(5, 3, spectrum=[1.0, np.nan, 2.0]), r"spectrum must be finite"),
+    (lambda: R.sample_features(5, 10, spectrum="cauchy"), r"spectrum must be 'isotropic'"),
+    (lambda: R.sample_features(5, 10, rng=-3), r"rng must be"),
+    (lambda: R.orthogonal_features(11, 10), r"n <= d"),
+    (lambda: R.sample_gram(5, 0), r"d must be a positive integer"),
+    (lambda: R.sample_gram(5, 10, spectrum=R.Spectrum.isotropic(11)), r"dimension 11, expected d=10"),
+    (lambda: R.wishart_bartlett(5, 4), r"dof must be >= n"),
+    (lambda: R.Spectrum.spiked(10, [-1.0]), r"spikes must be positive"),
+    (lambda: R.Spectrum.power_law(10, -0.5), r"exponent must be"),
+    (lambda: R.lr_from_contraction(0.0, np.ones((2, 3))), r"c must be a positive"),
+    (lambda: R.lr_from_contraction(0.1), r"exactly one of X"),
+    (lambda: R.stability_bound(np.ones((2, 3)), m=0), r"m must be a positive integer"),
+    (lambda: R.min_norm_solution(np.ones((3, 5)), [1.0, 2.0, 3.0]), r"positive definite"),
+    (lambda: R.min_norm_solution(np.ones((3, 2)) + np.eye(3, 2), [1.0, 2.0, 3.0]), r"d >= n"),
+    (lambda: R.min_norm_solution(np.eye(3), [1.0, np.nan, 3.0]), r"y must be finite"),
+    (lambda: R.min_norm_solution(np.eye(3), [1.0, 3.0]), r"y must have shape \(3,\)"),
+    (lambda: R.min_norm_solution_gram(np.eye(3)[:, :2], [1.0, 2.0, 3.0]), r"K must be a square"),
+    (lambda: R.positive_subset_least_squares(np.eye(3)[0], [1.0]), r"X must have 2 dimension"),
+    (lambda: R.relative_gap(np.ones(3), np.zeros(3)), r"w_star is zero"),
+    (lambda: R.relative_gap(np.ones(2), np.ones(3)), r"w must have shape \(3,\)"),
+    (lambda: R.relative_gap_gram(np.eye(3), np.ones(2), np.ones(3)), r"coef must have the shape"),
+    (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
+    (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
+    (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
+    (lambda: R.all_active_init(np.eye(3), scale=0), r"scale must be a positive"),
+    (lambda: R.gaussian_init(10, m=0), r"m must be a positive integer"),
+    (lambda: R.theorem2_trial(10, 50, method="fast"), r"method must be one of"),
+    (lambda: R.theorem2_trial(10, 50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
+    (lambda: R.theorem2_sweep({"n": [10], "dim": [50]}), r"unknown theorem2_trial parameter"),
+    (lambda: R.theorem2_sweep({"n": [10], "d": [50]}, d=60), r"given both in grid and as fixed"),
+])
+def test_other_public_functions_validate(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
