@@ -12,9 +12,10 @@ JB     := $(BIN)/jupyter-book build . -W -n --keep-going
 # nbval kernels and myst-nb's executor start `python`: make it the venv's
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
+# explorers render precomputed frames in builds, so the static site stays explorable
+export IBCORE_STATIC_WIDGETS := 1
 
-.PHONY: book test unit chapters site site-check notebooks student bench clean help
+.PHONY: book test unit chapters site site-check notebooks student bench clean help vendor
 
 help:
 	@echo "make book      build the website into _build/html"
@@ -28,7 +29,10 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
-book: $(STAMP)
+vendor: $(STAMP)
+	$(BIN)/python -m tools.vendor
+
+book: $(STAMP) vendor
 	$(JB)
 	@echo
 	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
@@ -44,7 +48,7 @@ unit: $(STAMP)
 chapters: $(STAMP)
 	$(BIN)/python -m pytest book --nbval-myst-reference=_build/jupyter_execute
 
-site: $(STAMP)
+site: $(STAMP) vendor
 	$(JB)
 
 site-check: $(STAMP)
@@ -52,14 +56,14 @@ site-check: $(STAMP)
 
 test: unit site chapters site-check
 
-student: $(STAMP)
+student: $(STAMP) vendor
 	$(BIN)/python -m tools.notebooks student _build/student_src
 	$(BIN)/jupyter-book build _build/student_src -W -n --keep-going --path-output _build/student_out
 	rm -rf _build/student && mv _build/student_out/_build/html _build/student && rm -rf _build/student_out
 	@echo "Student edition: file://$(CURDIR)/_build/student/index.html"
 
 bench: $(STAMP)
-	$(BIN)/python -m pytest benchmarks -p no:xdist --benchmark-only
+	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
 
 clean:
 	rm -rf _build .pytest_cache .benchmarks

@@ -14,6 +14,7 @@ __all__ = [
     "DivergenceError",
     "finite_array",
     "positive_int",
+    "nonnegative_int",
     "positive_float",
     "nonnegative_float",
     "as_generator",
@@ -69,7 +70,7 @@ def finite_array(name: str, value, *, ndim=None, shape=None) -> np.ndarray:
         if arr.ndim != len(shape) or any(
             s is not None and s != a for s, a in zip(shape, arr.shape)
         ):
-            want = tuple("*" if s is None else s for s in shape)
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
             raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
@@ -83,6 +84,13 @@ def positive_int(name: str, value) -> int:
     """Check that ``value`` is an integer >= 1 and return it as ``int``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def nonnegative_int(name: str, value) -> int:
+    """Check that ``value`` is an integer >= 0 and return it as ``int``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 
 

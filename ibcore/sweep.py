@@ -17,6 +17,8 @@ random numbers whatever else is in the grid and whichever worker runs it.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import inspect
 import itertools
@@ -71,12 +73,23 @@ def _grid_points(grid) -> list[dict]:
     return [dict(p) for p in points]
 
 
+@functools.lru_cache(maxsize=1)
+def _ibcore_fingerprint() -> str:
+    # a trial's result depends on the solvers it calls: any edit of ibcore invalidates the cache
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _code_fingerprint(func) -> str:
     try:
         source = inspect.getsource(func)
     except (OSError, TypeError):
         source = getattr(func, "__qualname__", repr(func))
-    return hashlib.sha256(source.encode()).hexdigest()[:16]
+    return hashlib.sha256(source.encode()).hexdigest()[:16] + _ibcore_fingerprint()
 
 
 def _run_one(trial, params, index, seed):
@@ -164,7 +177,8 @@ def sweep(
     cache : bool or path
         ``True`` caches each trial on disk under :func:`default_cache_dir`,
         keyed by the parameters, the trial index, the seed, the trial's source
-        code and the ibcore version; a path chooses the folder; ``False`` disables it.
+        code and the source of ibcore itself (so any solver edit recomputes);
+        a path chooses the folder; ``False`` disables it.
     progress : bool
         Show a ``tqdm.auto`` progress bar.
     desc : str, optional
@@ -176,7 +190,7 @@ def sweep(
         Structured array with one row per ``(point, trial)``: the parameter
         columns, ``trial``, then the keys returned by ``trial``.
     """
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
     from . import __version__
@@ -202,16 +216,19 @@ def sweep(
 
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo),
                desc=desc or getattr(trial, "__name__", "sweep"), disable=not progress, leave=False)
-    if n_jobs == 1 and backend is None:
-        computed = (_run_one(trial, *jobs[i], seed) for i in todo)
-    else:
-        computed = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator")(
-            delayed(_run_one)(trial, *jobs[i], seed) for i in todo)
-    for i, rec in zip(todo, computed):
-        records[i] = rec
-        if store:
-            store.put(*jobs[i], rec)
-        bar.update()
+    with contextlib.ExitStack() as stack:
+        if n_jobs == 1 and backend is None:
+            computed = (_run_one(trial, *jobs[i], seed) for i in todo)
+        else:
+            if backend is not None:  # e.g. "dask": registered lazily by parallel_config
+                stack.enter_context(parallel_config(backend=backend))
+            computed = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_run_one)(trial, *jobs[i], seed) for i in todo)
+        for i, rec in zip(todo, computed):
+            records[i] = rec
+            if store:
+                store.put(*jobs[i], rec)
+            bar.update()
     bar.close()
     rows = [{**p, "trial": t, **rec} for (p, t), rec in zip(jobs, records)]
     return _as_table(rows)

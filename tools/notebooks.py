@@ -163,7 +163,7 @@ def _render_directive(name: str, arg: str, options: dict, body: str, ctx: _Conte
         return f"*Proof.* {body} $\\square$\n"
     if name.startswith("prf:"):
         title = f"**{kind.capitalize()}{f' ({arg})' if arg else ''}.**"
-        return _quote(f"{title} {body}") + "\n"
+        return _quote(f"{title}\n\n{body}") + "\n"
     if name in ("exercise", "exercise-start"):
         number = ctx.exercise(options.get("label"))
         head = f"**Exercise {number}{f' ({arg})' if arg else ''}.**"
@@ -182,10 +182,10 @@ def _render_directive(name: str, arg: str, options: dict, body: str, ctx: _Conte
     if name == "math":
         return f"$$\n{body}\n$$\n"
     if name == "admonition":
-        return _quote(f"**{arg}.** {body}" if arg else body) + "\n"
+        return _quote(f"**{arg}.**\n\n{body}" if arg else body) + "\n"
     if name in _ADMONITION_TITLES:
         label = arg or _ADMONITION_TITLES[name]
-        return _quote(f"**{label}.** {body}") + "\n"
+        return _quote(f"**{label}.**\n\n{body}") + "\n"
     if name in ("code-block", "code", "sourcecode"):
         return f"```{arg}\n{body}\n```\n"
     if name in ("bibliography", "glue", "glue:figure", "tableofcontents", "toctree"):
@@ -247,7 +247,7 @@ def _rewrite(text: str, ctx: _Context) -> str:
         if re.match(r"^\([\w:.-]+\)=\s*$", line) or re.match(r"^%", line):
             i += 1  # MyST targets and comments
             continue
-        line = re.sub(r"^(\s*\$\$)\s*\([\w:.-]+\)\s*$", r"\1", line)  # equation labels
+        line = re.sub(r"(\$\$)\s*\([\w:.-]+\)\s*$", r"\1", line)  # equation labels
         out.append(_ROLE.sub(lambda mm: _render_role(mm, ctx), line))
         i += 1
     return "\n".join(out)

@@ -1,0 +1,81 @@
+"""ibcore.sweep: tidy tables, seeding, the disk cache, local processes and Dask."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ibcore.sweep import sweep, trial_seed
+
+
+def noisy_product(a, b, rng):
+    """A trial whose result depends on its parameters and on its random stream."""
+    return {"prod": a * b, "noise": float(rng.standard_normal()), "ok": bool(a > 0)}
+
+
+CALLS = []
+
+
+def counted(a, rng):
+    CALLS.append(a)
+    return {"x": float(rng.uniform())}
+
+
+def test_tidy_table_has_one_row_per_point_and_trial(tmp_path):
+    table = sweep(noisy_product, {"a": [1, 2], "b": [0.5, 1.5, 2.5]}, trials=3,
+                  n_jobs=1, cache=False, progress=False)
+    assert table.dtype.names == ("a", "b", "trial", "prod", "noise", "ok")
+    assert len(table) == 2 * 3 * 3
+    assert np.allclose(table["prod"], table["a"] * table["b"])
+    assert table["ok"].dtype == bool and table["a"].dtype.kind == "i"
+
+
+def test_seeds_depend_only_on_point_and_trial():
+    full = sweep(noisy_product, {"a": [1, 2], "b": [1.0]}, trials=2, n_jobs=1, cache=False, progress=False)
+    part = sweep(noisy_product, {"a": [2], "b": [1.0]}, trials=2, n_jobs=1, cache=False, progress=False)
+    assert np.array_equal(full[full["a"] == 2]["noise"], part["noise"])
+    assert len(set(full["noise"])) == 4, "different points and trials get different streams"
+    other_seed = sweep(noisy_product, {"a": [2], "b": [1.0]}, trials=2, seed=1, n_jobs=1, cache=False,
+                       progress=False)
+    assert not np.array_equal(other_seed["noise"], part["noise"])
+    s1 = trial_seed(0, {"a": 1, "b": 2.0}, 0).generate_state(2)
+    s2 = trial_seed(0, {"b": 2.0, "a": 1}, 0).generate_state(2)
+    assert np.array_equal(s1, s2), "parameter order must not matter"
+
+
+def test_processes_give_the_same_table_as_serial():
+    grid = {"a": [1, 2, 3], "b": [0.1, 0.2]}
+    serial = sweep(noisy_product, grid, trials=2, n_jobs=1, cache=False, progress=False)
+    parallel = sweep(noisy_product, grid, trials=2, n_jobs=2, cache=False, progress=False)
+    assert np.array_equal(serial, parallel)
+
+
+def test_cache_serves_repeated_calls(tmp_path):
+    CALLS.clear()
+    first = sweep(counted, {"a": [1, 2]}, trials=2, n_jobs=1, cache=tmp_path, progress=False)
+    assert len(CALLS) == 4
+    again = sweep(counted, {"a": [1, 2, 3]}, trials=2, n_jobs=1, cache=tmp_path, progress=False)
+    assert len(CALLS) == 6, "only the new grid point is computed"
+    assert np.array_equal(again[again["a"] < 3], first)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"grid": {}}, "grid"),
+    ({"grid": {"a": []}}, "grid"),
+    ({"grid": {"a": [1]}, "trials": 0}, "trials"),
+    ({"grid": {"a": [1]}, "seed": -1}, "seed"),
+    ({"grid": {"rng": [1]}}, "rng"),
+    ({"grid": {"a": [1]}, "n_jobs": 0}, "n_jobs"),
+])
+def test_bad_arguments_are_named(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        sweep(counted, **{"trials": 1, "cache": False, "progress": False, **kwargs})
+
+
+def test_dask_cluster_runs_the_same_sweep():
+    distributed = pytest.importorskip("dask.distributed")
+    grid = {"a": [1, 2], "b": [0.5, 1.0]}
+    serial = sweep(noisy_product, grid, trials=2, n_jobs=1, cache=False, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        on_dask = sweep(noisy_product, grid, trials=2, backend="dask", cache=False, progress=False)
+    assert np.array_equal(serial, on_dask)

@@ -1,0 +1,121 @@
+"""Fetch the site's JavaScript (MathJax, require.js, the widget manager) from the npm registry.
+
+By default Sphinx and myst-nb load these from CDNs, so a site read offline
+shows raw TeX and empty widget areas. This script downloads pinned npm
+tarballs, checks their published sha512 integrity, and extracts the files the
+site needs into ``_vendor/vendor/``; ``_config.yml`` lists ``_vendor`` in
+``html_extra_path`` (not ``_static``, whose JavaScript JB1 would inject into
+every page), so they are served from the site itself.
+
+Only Python is needed. Tarballs are cached in ``~/.cache/ibcore/npm``.
+
+Usage::
+
+    python -m tools.vendor          # idempotent; a no-op when up to date
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import shutil
+import sys
+import tarfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEST = ROOT / "_vendor" / "vendor"
+CACHE = Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore")) / "npm"
+REGISTRY = "https://registry.npmjs.org"
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    integrity: str  # the registry's dist.integrity
+    files: dict      # tarball path prefix -> destination folder under DEST
+    suffixes: tuple = ()
+
+    @property
+    def url(self) -> str:
+        base = self.name.split("/")[-1]
+        return f"{REGISTRY}/{self.name}/-/{base}-{self.version}.tgz"
+
+
+PACKAGES = [
+    Package("mathjax", "3.2.2",
+            "sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==",
+            {"package/es5/tex-mml-chtml.js": "mathjax",
+             "package/es5/output/chtml/fonts/woff-v2/": "mathjax/output/chtml/fonts/woff-v2",
+             "package/LICENSE": "mathjax"}),
+    Package("requirejs", "2.3.7",
+            "sha512-DouTG8T1WanGok6Qjg2SXuCMzszOo0eHeH9hDZ5Y4x8Je+9JB38HdTLT4/VA8OaUhBa0JPVHJ0pyBkM1z+pDsw==",
+            {"package/require.js": "."}),
+    Package("@jupyter-widgets/html-manager", "1.0.15",
+            "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
+            {"package/dist/": "html-manager"},
+            suffixes=("embed-amd.js", ".woff", ".woff2", ".ttf", ".eot", ".svg", ".LICENSE.txt")),
+]
+
+
+def _fetch(pkg: Package) -> bytes:
+    cached = CACHE / f"{pkg.name.replace('/', '__')}-{pkg.version}.tgz"
+    if cached.exists():
+        data = cached.read_bytes()
+    else:
+        with urllib.request.urlopen(pkg.url, timeout=120) as response:
+            data = response.read()
+    algo, expected = pkg.integrity.split("-", 1)
+    digest = base64.b64encode(hashlib.new(algo, data).digest()).decode()
+    if digest != expected:
+        raise RuntimeError(f"{pkg.name}@{pkg.version}: integrity mismatch ({digest} != {expected})")
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_bytes(data)
+    return data
+
+
+def _extract(pkg: Package, data: bytes, dest: Path) -> int:
+    count = 0
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        for member in tar.getmembers():
+            if not member.isfile():
+                continue
+            for prefix, folder in pkg.files.items():
+                if member.name == prefix or (prefix.endswith("/") and member.name.startswith(prefix)):
+                    if prefix.endswith("/") and pkg.suffixes and not member.name.endswith(pkg.suffixes):
+                        continue
+                    rel = Path(member.name[len(prefix):] if prefix.endswith("/") else Path(member.name).name)
+                    target = dest / folder / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(tar.extractfile(member).read())
+                    count += 1
+    return count
+
+
+def stamp() -> str:
+    return "\n".join(f"{p.name}@{p.version} {p.integrity}" for p in PACKAGES) + "\n"
+
+
+def vendor(dest: Path = DEST) -> bool:
+    """Make ``dest`` hold the pinned assets; return True when something was (re)written."""
+    marker = dest / ".stamp"
+    if marker.exists() and marker.read_text() == stamp():
+        return False
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for pkg in PACKAGES:
+        n = _extract(pkg, _fetch(pkg), dest)
+        print(f"vendored {pkg.name}@{pkg.version}: {n} files")
+    marker.write_text(stamp())
+    return True
+
+
+if __name__ == "__main__":
+    vendor()
+    sys.exit(0)
