@@ -14,6 +14,8 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 # explorers render precomputed frames in builds, so the static site stays explorable
 export IBCORE_STATIC_WIDGETS := 1
+# ...and no progress bars: their timing text would differ between executions
+export IBCORE_PROGRESS := 0
 
 .PHONY: book test unit chapters site site-check notebooks student bench clean help vendor
 

@@ -180,7 +180,7 @@ def sweep(
         code and the source of ibcore itself (so any solver edit recomputes);
         a path chooses the folder; ``False`` disables it.
     progress : bool
-        Show a ``tqdm.auto`` progress bar.
+        Show a ``tqdm.auto`` progress bar (see :mod:`ibcore.progress`).
     desc : str, optional
         Label of the progress bar.
 
@@ -191,9 +191,8 @@ def sweep(
         columns, ``trial``, then the keys returned by ``trial``.
     """
     from joblib import Parallel, delayed, parallel_config
-    from tqdm.auto import tqdm
-
     from . import __version__
+    from .progress import progress as progress_bar
 
     if not callable(trial):
         raise ValueError(f"trial must be callable, got {trial!r}")
@@ -214,8 +213,8 @@ def sweep(
     records = [store.get(p, t) if store else None for p, t in jobs]
     todo = [i for i, rec in enumerate(records) if rec is None]
 
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo),
-               desc=desc or getattr(trial, "__name__", "sweep"), disable=not progress, leave=False)
+    bar = progress_bar(total=len(jobs), initial=len(jobs) - len(todo),
+                       desc=desc or getattr(trial, "__name__", "sweep"), enabled=progress)
     with contextlib.ExitStack() as stack:
         if n_jobs == 1 and backend is None:
             computed = (_run_one(trial, *jobs[i], seed) for i in todo)
