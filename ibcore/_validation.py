@@ -27,13 +27,17 @@ class DivergenceError(FloatingPointError):
     Attributes
     ----------
     step : int
-        The iteration (GD step, SGD step or ODE time index) at which the
+        The iteration (GD step, SGD step or ODE output index) at which the
         divergence was detected.
+    time : float or None
+        For continuous-time solvers, the time at which it was detected.
     """
 
-    def __init__(self, message: str, step: int):
-        super().__init__(f"{message} (diverged at step {step})")
+    def __init__(self, message: str, step: int, *, time: float | None = None):
+        where = f"step {step}" if time is None else f"step {step}, time {time:.6g}"
+        super().__init__(f"{message} (diverged at {where})")
         self.step = int(step)
+        self.time = None if time is None else float(time)
 
 
 def _describe(value) -> str:

@@ -1,0 +1,240 @@
+"""Gradient and Hessian of the population risk with respect to the weights [D].
+
+Work in normalised weights :math:`U = W/\\sqrt N` (rows of norm O(1)), where
+:math:`\\hat y - y = x^T\\mathcal M x` with
+:math:`\\mathcal M = U^TU/p - U^{*T}U^*/p^*` and
+:math:`\\epsilon_g = \\tfrac12(\\mathrm{Tr}\\mathcal M)^2 + \\|\\mathcal M\\|_F^2`.
+Expanding to second order in a perturbation E (notes §11.5):
+
+.. math::
+
+    \\nabla_U\\epsilon_g &= \\frac2p\\tau U + \\frac4p U\\mathcal M
+                         = \\frac2p\\tau U + \\frac4p\\Big(\\frac{QU}{p} - \\frac{RU^*}{p^*}\\Big),\\\\
+    E\\cdot H_U E &= \\frac2p\\tau\\|E\\|^2 + \\frac4p\\mathrm{Tr}(E\\mathcal ME^T)
+                  + \\frac4{p^2}\\langle U, E\\rangle^2 + \\frac2{p^2}\\|U^TE + E^TU\\|_F^2,
+
+with :math:`\\tau = \\mathrm{Tr}\\mathcal M`. The Hessian is a :math:`pN\\times pN`
+matrix indexed by the row-major flattening of the p × N weights
+(entry ``i * N + n`` is :math:`U_{in}`). Eigenvalues w.r.t. U are O(1) (those
+of the table, :func:`hessian_spectrum_table`); w.r.t. the raw W they are
+divided by N (``wrt="W"``). Multiply the U-eigenvalues by p for linear rates
+in :math:`t'`, by γ for rates in α. A loss without the ½ doubles them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_generator, finite_array, positive_int
+from .init import _orthonormal_columns, random_frame
+
+__all__ = [
+    "population_gradient",
+    "population_hessian",
+    "group_spectrum",
+    "critical_point",
+    "hessian_spectrum_table",
+]
+
+#: Largest p·N for which the dense Hessian is built (a 8000² matrix is 512 MB).
+MAX_HESSIAN_SIZE = 8000
+
+
+def _weights(W, W_star):
+    W = finite_array("W", W, ndim=2)
+    W_star = finite_array("W_star", W_star, ndim=2)
+    if W_star.shape[1] != W.shape[1]:
+        raise ValueError(f"W_star must have N = {W.shape[1]} columns like W, got shape {W_star.shape}")
+    return W, W_star
+
+
+def _scale(wrt, N):
+    if wrt == "U":
+        return 1.0
+    if wrt == "W":
+        return 1.0 / N
+    raise ValueError(f"wrt must be 'U' (normalised weights W/sqrt(N)) or 'W', got {wrt!r}")
+
+
+def population_gradient(W, W_star, *, wrt="U"):
+    """Gradient of the population risk, shape (p, N).
+
+    Parameters
+    ----------
+    W, W_star : array_like, shapes (p, N) and (p_star, N)
+        Raw weights (O(1) entries).
+    wrt : {"U", "W"}
+        Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
+        the raw W (the gradient is then divided by :math:`\\sqrt N`).
+    """
+    W, W_star = _weights(W, W_star)
+    p, N = W.shape
+    p_star = W_star.shape[0]
+    _scale(wrt, N)
+    U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
+    Q, R = U @ U.T, U @ U_star.T
+    tau = np.trace(Q) / p - np.sum(U_star * U_star) / p_star
+    grad = (2.0 / p) * tau * U + (4.0 / p) * (Q @ U / p - R @ U_star / p_star)
+    return grad if wrt == "U" else grad / np.sqrt(N)
+
+
+def population_hessian(W, W_star, *, wrt="U"):
+    """Analytic Hessian of the population risk, shape (pN, pN).
+
+    .. math::
+
+        H_U = \\frac2p\\tau\\,I_{pN} + \\frac4p\\,I_p\\otimes\\mathcal M
+              + \\frac4{p^2}\\,u u^T + \\frac4{p^2}\\big(UU^T\\otimes I_N + K\\big),
+
+    where :math:`u` is the flattened U and
+    :math:`K_{(i,n),(j,m)} = U_{im}U_{jn}` (from :math:`\\mathrm{Tr}(U^TEU^TE)`).
+
+    Parameters
+    ----------
+    W, W_star : array_like, shapes (p, N) and (p_star, N)
+        Raw weights; the point at which the Hessian is taken.
+    wrt : {"U", "W"}
+        With respect to :math:`U = W/\\sqrt N` (default; O(1) eigenvalues, the
+        table's units) or the raw W (divided by N).
+
+    Returns
+    -------
+    ndarray, shape (p*N, p*N), symmetric, row-major flattening of the weights.
+    """
+    W, W_star = _weights(W, W_star)
+    p, N = W.shape
+    p_star = W_star.shape[0]
+    scale = _scale(wrt, N)
+    if p * N > MAX_HESSIAN_SIZE:
+        raise ValueError(f"W has p*N = {p * N} entries, too many for a dense Hessian (limit {MAX_HESSIAN_SIZE})")
+    U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
+    M = U.T @ U / p - U_star.T @ U_star / p_star
+    tau = np.trace(M)
+    u = U.ravel()
+    H = (4.0 / p) * np.kron(np.eye(p), M)
+    H += (4.0 / p**2) * np.kron(U @ U.T, np.eye(N))
+    H += (4.0 / p**2) * np.einsum("im,jn->injm", U, U).reshape(p * N, p * N)
+    H += (4.0 / p**2) * np.outer(u, u)
+    H[np.diag_indices_from(H)] += (2.0 / p) * tau
+    H = 0.5 * (H + H.T)
+    return H * scale
+
+
+def group_spectrum(eigvals, tol=1e-6):
+    """Group eigenvalues into distinct values with multiplicities.
+
+    Sorted eigenvalues are split wherever two neighbours differ by more than
+    ``tol``; each group is reported by its mean.
+
+    Parameters
+    ----------
+    eigvals : array_like, shape (n,)
+    tol : float
+        Absolute gap that separates two groups.
+
+    Returns
+    -------
+    values : ndarray
+        Increasing distinct eigenvalues.
+    multiplicities : ndarray of int
+    """
+    ev = np.sort(finite_array("eigvals", eigvals, ndim=1))
+    if not tol > 0:
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    cuts = np.flatnonzero(np.diff(ev) > tol) + 1
+    groups = np.split(ev, cuts)
+    return np.array([g.mean() for g in groups]), np.array([g.size for g in groups])
+
+
+_KINDS = ("zero", "plateau", "zero_loss")
+
+
+def _validated_point(kind, p, p_star, N):
+    """Checks shared by the reference points and their analytic table."""
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    N = positive_int("N", N)
+    if N < p + p_star:
+        raise ValueError(f"N must be at least p + p_star = {p + p_star}, got {N!r}")
+    return p, p_star, N
+
+
+def critical_point(kind, p, p_star, N, *, rng=None):
+    """Weights at one of the three reference points of the landscape (orthonormal teacher).
+
+    Parameters
+    ----------
+    kind : {"zero", "plateau", "zero_loss"}
+        ``"zero"``: :math:`W = 0` (local maximum). ``"plateau"``: student rows
+        orthogonal to each other and to the teacher span with
+        :math:`Q = \\frac p{p+2}I`, :math:`R = 0` (the gradient-flow plateau, a
+        saddle; needs :math:`N\\ge p+p^*`). ``"zero_loss"``:
+        :math:`W = \\sqrt{p/p^*}\\,SW^*` with a random frame S (marginal minimum;
+        needs :math:`p\\ge p^*`).
+    p, p_star, N : int
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    W : ndarray, shape (p, N)
+    W_star : ndarray, shape (p_star, N)
+        With :math:`W^*W^{*T}/N = I` exactly.
+    """
+    p, p_star, N = _validated_point(kind, p, p_star, N)
+    rng = as_generator(rng)
+    basis = np.sqrt(N) * _orthonormal_columns(N, p + p_star, rng).T
+    W_star = basis[:p_star]
+    if kind == "zero":
+        W = np.zeros((p, N))
+    elif kind == "plateau":
+        W = np.sqrt(p / (p + 2.0)) * basis[p_star:]
+    else:
+        if p < p_star:
+            raise ValueError(f"p must be >= p_star = {p_star} on the zero-loss manifold, got p = {p}")
+        W = np.sqrt(p / p_star) * random_frame(p, p_star, rng=rng) @ W_star
+    return W, W_star
+
+
+def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
+    """Analytic Hessian spectrum at the three reference points (notes §6, :math:`T = I`, :math:`N\\ge p+p^*`).
+
+    (a) ``"zero"`` (local maximum, :math:`\\epsilon_g = \\frac12 + \\frac1{p^*}`):
+    :math:`-\\frac2p(1+\\frac2{p^*})` × :math:`pp^*`; :math:`-\\frac2p` × :math:`p(N-p^*)`.
+
+    (b) ``"plateau"`` (saddle): :math:`-\\frac4{pp^*}` × :math:`pp^*` (escape directions);
+    0 × :math:`p(N-p-p^*) + \\frac{p(p-1)}2`;
+    :math:`\\frac8{p(p+2)}` × :math:`\\frac{p(p+1)}2 - 1`; :math:`\\frac4p` × 1.
+
+    (c) ``"zero_loss"`` (marginal minimum, :math:`p\\ge p^*`):
+    0 × :math:`(p-p^*)N + \\frac{p^*(p^*-1)}2`; :math:`\\frac4{pp^*}` × :math:`p^*(N-p^*)`;
+    :math:`\\frac8{pp^*}` × :math:`\\frac{p^*(p^*+1)}2 - 1`; :math:`\\frac{4(p^*+2)}{pp^*}` × 1.
+
+    Returns
+    -------
+    values : ndarray
+        Increasing distinct eigenvalues (w.r.t. U, or W if ``wrt="W"``).
+    multiplicities : ndarray of int
+        Summing to pN; entries of multiplicity 0 are dropped.
+    """
+    p, ps, N = _validated_point(kind, p, p_star, N)
+    scale = _scale(wrt, N)
+    if kind == "zero":
+        rows = [(-2.0 / p * (1 + 2.0 / ps), p * ps), (-2.0 / p, p * (N - ps))]
+    elif kind == "plateau":
+        rows = [(-4.0 / (p * ps), p * ps), (0.0, p * (N - p - ps) + p * (p - 1) // 2),
+                (8.0 / (p * (p + 2)), p * (p + 1) // 2 - 1), (4.0 / p, 1)]
+    else:
+        if p < ps:
+            raise ValueError(f"p must be >= p_star = {ps} on the zero-loss manifold, got p = {p}")
+        rows = [(0.0, (p - ps) * N + ps * (ps - 1) // 2), (4.0 / (p * ps), ps * (N - ps)),
+                (8.0 / (p * ps), ps * (ps + 1) // 2 - 1), (4.0 * (ps + 2) / (p * ps), 1)]
+    rows = sorted((v * scale, m) for v, m in rows if m > 0)
+    values, mults = [], []
+    for v, m in rows:
+        if values and np.isclose(v, values[-1], rtol=1e-12, atol=1e-15):
+            mults[-1] += m
+        else:
+            values.append(v)
+            mults.append(m)
+    return np.array(values), np.array(mults, dtype=int)

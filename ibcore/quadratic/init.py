@@ -1,0 +1,138 @@
+"""Initial conditions shared by SGD and the ODEs.
+
+* :func:`orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
+  exactly (needed for the exact conservation of the frame :math:`S`, §5 of the
+  notes).
+* :func:`random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
+  (G standard Gaussian); ``informative = c > 0`` gives the :math:`O(1)`
+  initial overlap that SGD-vs-ODE *trajectory* comparisons need (addendum of
+  the notes), ``informative = 0`` the usual random start with
+  :math:`R(0) = O(N^{-1/2})`.
+* :func:`initial_overlaps` samples the ODE initial condition of a random start
+  directly, without weights, so that N can be 10⁷ or more.
+
+Run the ODE from ``overlaps(W0, W_star)`` to start it from exactly the
+finite-N point an SGD run starts from.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_generator, nonnegative_float, positive_float, positive_int
+
+__all__ = ["orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
+
+
+def _orthonormal_columns(n, k, rng):
+    """An n × k matrix with orthonormal columns, Haar-distributed (k <= n)."""
+    A = rng.standard_normal((n, k))
+    Qm, Rm = np.linalg.qr(A)
+    return Qm * np.sign(np.diag(Rm))
+
+
+def orthonormal_teacher(p_star, N, *, rng=None):
+    """Teacher weights with exactly orthonormal rows scaled by √N, so that :math:`T = I_{p^*}`.
+
+    Parameters
+    ----------
+    p_star : int
+        Teacher width.
+    N : int
+        Input dimension, ``N >= p_star``.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (p_star, N)
+    """
+    p_star = positive_int("p_star", p_star)
+    N = positive_int("N", N)
+    if N < p_star:
+        raise ValueError(f"N must be at least p_star = {p_star}, got {N!r}")
+    rng = as_generator(rng)
+    return np.sqrt(N) * _orthonormal_columns(N, p_star, rng).T
+
+
+def random_frame(p, p_star, *, rng=None):
+    """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*)."""
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    rng = as_generator(rng)
+    if p >= p_star:
+        return _orthonormal_columns(p, p_star, rng)
+    return _orthonormal_columns(p_star, p, rng).T
+
+
+def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
+    """Student and teacher weights for an SGD run.
+
+    .. math::
+
+        W^* = \\sqrt N\\,(\\text{orthonormal rows}),\\qquad
+        W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G,\\quad G_{in}\\sim\\mathcal N(0,1),
+
+    with :math:`Q_r` a random :math:`p\\times p^*` matrix with orthonormal
+    columns and :math:`c` = ``informative``. Then :math:`T = I` exactly,
+    :math:`R(0) = c\\,Q_r + O(N^{-1/2})` and
+    :math:`Q(0) = q_0 I + c^2 Q_rQ_r^T + O(N^{-1/2})`.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Student width, teacher width, input dimension (``N >= p_star``).
+    q0 : float
+        Variance of the random part of the student weights.
+    informative : float
+        Size :math:`c \\ge 0` of the built-in teacher overlap. Use e.g. 0.3 to
+        compare a single SGD run with the ODE trajectory.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    W0 : ndarray, shape (p, N)
+    W_star : ndarray, shape (p_star, N)
+    """
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    N = positive_int("N", N)
+    q0 = positive_float("q0", q0)
+    informative = nonnegative_float("informative", informative)
+    rng = as_generator(rng)
+    W_star = orthonormal_teacher(p_star, N, rng=rng)
+    W0 = np.sqrt(q0) * rng.standard_normal((p, N))
+    if informative:
+        W0 += informative * random_frame(p, p_star, rng=rng) @ W_star
+    return W0, W_star
+
+
+def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
+    """ODE initial condition of a random start, without drawing weights.
+
+    Gaussian weights :math:`w_i\\sim\\mathcal N(0, q_0 I_N)` and an orthonormal
+    teacher give :math:`R_{ik}(0) = w_i\\cdot w^*_k/N\\sim\\mathcal N(0, q_0/N)`
+    exactly and :math:`Q(0) = q_0 I + O(N^{-1/2})`; here :math:`Q(0)` is set to
+    :math:`q_0 I` (the isotropic start for which the frame :math:`S` is conserved
+    and the reduced system of :mod:`~ibcore.quadratic.reduced` is exact).
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Student width, teacher width, input dimension (any size, e.g. 10⁹).
+    q0 : float
+        Initial weight variance.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    Q0 : ndarray, shape (p, p)
+    R0 : ndarray, shape (p, p_star)
+    T : ndarray, shape (p_star, p_star)
+        The identity.
+    """
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    N = positive_int("N", N)
+    q0 = positive_float("q0", q0)
+    rng = as_generator(rng)
+    R0 = np.sqrt(q0 / N) * rng.standard_normal((p, p_star))
+    return q0 * np.eye(p), R0, np.eye(p_star)

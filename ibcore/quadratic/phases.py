@@ -1,0 +1,410 @@
+"""Phase analysis: norm learning, plateau, escape, late-time convergence.
+
+All formulas are for an orthonormal teacher (:math:`T = I`) and are written in
+:math:`t' = (\\gamma/p)\\alpha`. Tags: [D] re-derived in the science notes and
+checked numerically here; [V] from the paper's abstract; [I] our reading.
+
+* **Norm learning** [D]: with :math:`R = 0`, :math:`Q = qI`, gradient flow gives the
+  logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`norm_learning_overlap`.
+* **Plateau** [D]: :math:`\\bar Q = p/(p+2)` under gradient flow; the γ² term
+  shifts it up (:func:`plateau_overlap`), risk :func:`plateau_risk`.
+* **Escape** [D]: :math:`R` grows like :math:`e^{4t'/p^*}` (rate set by the
+  teacher width only), :func:`linear_escape_overlap`. The book's escape time
+  is the first time the risk falls below half the plateau risk
+  (:func:`escape_time`); it grows like :math:`t'_{esc}\\simeq (p^*/8)\\ln N + c(p,p^*)`
+  [D], overparameterisation only changing the prefactor :math:`c`
+  ("modestly accelerates escape ... by modifying the prefactor" [V]; the
+  identification of that sentence with this prefactor is [I]).
+* **Convergence** [D]: exponential :math:`\\epsilon_g\\propto e^{-8t'/p^*}` for
+  :math:`p = p^*`; power law
+  :math:`\\epsilon_g\\simeq\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for
+  :math:`p > p^*` (:func:`late_time_law`, :func:`fit_decay`).
+
+Multi-seed helpers (:func:`escape_times`, :func:`sgd_escape_times`) run a
+module-level trial through :func:`ibcore.sweep.sweep`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import finite_array, nonnegative_float, positive_float, positive_int
+
+__all__ = [
+    "plateau_overlap",
+    "plateau_risk",
+    "norm_learning_overlap",
+    "linear_escape_overlap",
+    "escape_time",
+    "escape_time_law",
+    "late_time_law",
+    "DecayFit",
+    "fit_decay",
+    "ode_escape_trial",
+    "escape_times",
+    "sgd_escape_trial",
+    "sgd_escape_times",
+]
+
+
+def plateau_overlap(p, p_star, lr=0.0, noise=0.0):
+    """Plateau value :math:`\\bar Q` of the diagonal of :math:`Q` (with :math:`R = 0`, :math:`T = I`).
+
+    Gradient flow (``lr = 0``): :math:`\\bar Q = p/(p+2)` [D]. With the γ² term,
+    :math:`\\bar Q` is the root near :math:`p/(p+2)` of
+
+    .. math::
+
+        (1-q) - \\frac{2q}{p} + g\\Big[\\Big(1+\\frac2{p^*}\\Big) + \\Delta
+        - 2q\\Big(1+\\frac2p\\Big) + q^2\\frac{(p+2)(p+4)}{p^2}\\Big] = 0,
+        \\qquad g = \\gamma/p,
+
+    i.e. the smaller root of this quadratic (the other one runs off to
+    infinity as g → 0). E.g. (p, p*) = (4, 2), γ/p = 0.02 gives 0.684698.
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths.
+    lr : float
+        Learning rate γ ≥ 0; 0 means gradient flow.
+    noise : float
+        Label-noise variance Δ.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If γ is so large that no plateau exists (the quadratic has no real
+        root: the dynamics blows up instead).
+    """
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    lr = nonnegative_float("lr", lr)
+    noise = nonnegative_float("noise", noise)
+    g = lr / p
+    if g == 0:
+        return p / (p + 2.0)
+    a = g * (p + 2.0) * (p + 4.0) / p**2
+    b = -(1.0 + 2.0 / p) * (1.0 + 2.0 * g)
+    c = 1.0 + g * (1.0 + 2.0 / p_star + noise)
+    disc = b * b - 4.0 * a * c
+    if disc < 0:
+        raise ValueError(f"lr = {lr!r} is too large: the plateau equation has no real root (no plateau)")
+    # smaller root, written in the cancellation-free form 2c / (-b + sqrt(disc))
+    return 2.0 * c / (-b + np.sqrt(disc))
+
+
+def plateau_risk(p, p_star, lr=0.0, noise=0.0):
+    """Population risk at the plateau :math:`R = 0`, :math:`Q = \\bar Q I`, :math:`T = I`.
+
+    .. math::
+
+        \\epsilon_{plat} = \\tfrac12(\\bar Q - 1)^2 + \\frac{\\bar Q^2}{p} + \\frac1{p^*} + \\frac{\\Delta}2,
+
+    which is :math:`\\frac1{p+2} + \\frac1{p^*}` (+Δ/2) for gradient flow.
+    """
+    q = plateau_overlap(p, p_star, lr, noise)
+    return 0.5 * (q - 1.0) ** 2 + q * q / p + 1.0 / p_star + 0.5 * noise
+
+
+def norm_learning_overlap(t_prime, p, q0=1.0):
+    """Closed-form norm-learning stage under gradient flow with :math:`R = 0` [D].
+
+    .. math::
+
+        q(t') = \\frac{\\bar Q q_0 e^{4t'}}{\\bar Q + q_0(e^{4t'} - 1)},\\qquad \\bar Q = \\frac{p}{p+2}.
+    """
+    t = np.asarray(finite_array("t_prime", t_prime), dtype=float)
+    p = positive_int("p", p)
+    q0 = positive_float("q0", q0)
+    qbar = p / (p + 2.0)
+    e = np.exp(-4.0 * t)
+    return qbar * q0 / (qbar * e + q0 * (1.0 - e))
+
+
+def linear_escape_overlap(t_prime, R0, p, q0=1.0):
+    """Small-R solution during norm learning and plateau, gradient flow, :math:`Q(0) = q_0 I` [D].
+
+    .. math::
+
+        R(t') = R(0)\\sqrt{q(t')/q_0}\\;e^{4t'/p^*},
+
+    valid while :math:`\\|R\\|\\ll 1` (corrections are :math:`O(R^3)`).
+
+    Returns
+    -------
+    ndarray, shape (n_t, p, p_star)
+    """
+    t = np.atleast_1d(finite_array("t_prime", t_prime))
+    R0 = finite_array("R0", R0, ndim=2)
+    p_star = R0.shape[1]
+    q = norm_learning_overlap(t, p, q0)
+    return R0[None] * (np.sqrt(q / q0) * np.exp(4.0 * t / p_star))[:, None, None]
+
+
+def escape_time(t, risk, plateau_risk, *, fraction=0.5):
+    """First time the risk falls below ``fraction × plateau_risk``.
+
+    The book's definition of the escape time uses ``fraction = 0.5``. The
+    crossing is located by linear interpolation between the two samples that
+    bracket it, so it is as accurate as the sampling of ``t``.
+
+    Parameters
+    ----------
+    t : array_like, shape (n_t,)
+        Increasing times (in whatever unit; usually :math:`t'`).
+    risk : array_like, shape (n_t,)
+    plateau_risk : float
+        Reference plateau risk (:func:`plateau_risk`).
+    fraction : float
+        Threshold fraction in (0, 1].
+
+    Returns
+    -------
+    float
+        ``nan`` if the threshold is never reached; ``t[0]`` if the risk starts below it.
+    """
+    t = finite_array("t", t, ndim=1)
+    risk = finite_array("risk", risk, shape=(t.shape[0],))
+    plateau_risk = positive_float("plateau_risk", plateau_risk)
+    fraction = positive_float("fraction", fraction)
+    if fraction > 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
+    level = fraction * plateau_risk
+    below = np.flatnonzero(risk < level)
+    if below.size == 0:
+        return float("nan")
+    i = int(below[0])
+    if i == 0:
+        return float(t[0])
+    r0, r1 = risk[i - 1], risk[i]
+    return float(t[i - 1] + (t[i] - t[i - 1]) * (r0 - level) / (r0 - r1))
+
+
+def escape_time_law(p_star, N, q0=1.0):
+    """Large-p asymptote of the escape time, :math:`t'_{esc}\\approx\\frac{p^*}{8}\\ln\\frac{N}{p^* q_0}` [D].
+
+    The slope :math:`dt'_{esc}/d\\ln N = p^*/8` holds for every p; the offset
+    is the :math:`p\\to\\infty` value (for finite p the measured escape is a
+    little later, the notes' table §4.3). In the convention with loss
+    :math:`(\\hat y - y)^2` (no ½) every rate doubles and the slope becomes
+    :math:`p^*/16`, the likely origin of the seeds' "τ ∝ p*/16" [I].
+    """
+    p_star = positive_int("p_star", p_star)
+    N = positive_float("N", N)
+    q0 = positive_float("q0", q0)
+    return p_star / 8.0 * np.log(N / (p_star * q0))
+
+
+def late_time_law(p, p_star):
+    """Theoretical late-time decay of the risk under gradient flow [D].
+
+    Returns
+    -------
+    dict
+        For :math:`p = p^*`: ``{"kind": "exponential", "rate": 8/p*}``
+        (:math:`\\epsilon_g\\propto e^{-8t'/p^*}`).
+        For :math:`p > p^*`: ``{"kind": "power", "exponent": 2, "prefactor":
+        (p-p*)(p*+2)/(64(p+2))}`` (:math:`\\epsilon_g\\simeq C t'^{-2}`).
+        The notes flag that the abstract's "exponential decay" likely refers
+        to the escape, not to this tail [I].
+    """
+    p = positive_int("p", p)
+    p_star = positive_int("p_star", p_star)
+    if p < p_star:
+        raise ValueError(f"p must be >= p_star = {p_star} for convergence to zero loss, got {p!r}")
+    if p == p_star:
+        return {"kind": "exponential", "rate": 8.0 / p_star}
+    return {"kind": "power", "exponent": 2.0,
+            "prefactor": (p - p_star) * (p_star + 2.0) / (64.0 * (p + 2.0))}
+
+
+@dataclass(frozen=True)
+class DecayFit:
+    """Least-squares fit of a late-time decay.
+
+    ``kind == "exponential"``: :math:`\\epsilon \\approx A e^{-k t}`, ``value`` is the rate k.
+    ``kind == "power"``: :math:`\\epsilon \\approx A t^{-\\beta}`, ``value`` is the exponent β.
+    """
+
+    kind: str
+    value: float
+    prefactor: float
+    n_points: int
+
+
+def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
+    """Fit the late-time decay of the risk on a window.
+
+    Parameters
+    ----------
+    t, risk : array_like, shape (n_t,)
+        Times (usually :math:`t'`) and risks.
+    kind : {"exponential", "power"}
+        ``"exponential"`` fits :math:`\\ln(\\epsilon - \\text{floor})` linearly in t
+        (use for :math:`p = p^*`); ``"power"`` fits it linearly in
+        :math:`\\ln t` (use for :math:`p > p^*`).
+    t_min, t_max : float, optional
+        Fit window; defaults to the last half of the samples (in index).
+    floor : float
+        Value subtracted before taking the log (e.g. the label-noise floor Δ/2).
+
+    Returns
+    -------
+    DecayFit
+    """
+    t = finite_array("t", t, ndim=1)
+    risk = finite_array("risk", risk, shape=(t.shape[0],))
+    if kind not in ("exponential", "power"):
+        raise ValueError(f"kind must be 'exponential' or 'power', got {kind!r}")
+    floor = nonnegative_float("floor", floor)
+    lo = t[len(t) // 2] if t_min is None else float(t_min)
+    hi = t[-1] if t_max is None else float(t_max)
+    mask = (t >= lo) & (t <= hi) & (risk - floor > 0)
+    if kind == "power":
+        mask &= t > 0
+    if mask.sum() < 2:
+        raise ValueError(f"the fit window [{lo}, {hi}] holds fewer than 2 usable points")
+    y = np.log(risk[mask] - floor)
+    x = t[mask] if kind == "exponential" else np.log(t[mask])
+    slope, intercept = np.polyfit(x, y, 1)
+    return DecayFit(kind=kind, value=float(-slope), prefactor=float(np.exp(intercept)),
+                    n_points=int(mask.sum()))
+
+
+# ---------------------------------------------------------------------------
+# Multi-seed escape-time helpers (module-level trials for ibcore.sweep.sweep)
+# ---------------------------------------------------------------------------
+
+def ode_escape_trial(p, p_star, N, lr=1.0, second_order=False, q0=1.0, fraction=0.5, t_max=None, *,
+                     rng):
+    """One ODE escape time from a random isotropic start (trial for :func:`ibcore.sweep.sweep`).
+
+    Draws :math:`R(0)\\sim\\mathcal N(0, q_0/N)`, :math:`Q(0) = q_0 I`, and
+    integrates the exact reduced system (:mod:`~ibcore.quadratic.reduced`)
+    until the risk falls below ``fraction`` × the plateau risk.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+    lr : float
+        Learning rate; sets :math:`\\alpha = (p/\\gamma)t'` and, with
+        ``second_order``, the weight of the γ² term.
+    second_order : bool
+        Include the γ² term (default: gradient flow, for which
+        :math:`t'_{esc}` does not depend on γ).
+    q0, fraction : float
+    t_max : float, optional
+        Give up at this :math:`t'`; default :math:`p^*\\ln N + 20`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``t_esc`` (in :math:`t'`), ``alpha_esc``, ``r_min`` and ``r_max``
+        (extreme singular values of :math:`\\sqrt{N/q_0}\\,R(0)`).
+    """
+    from .init import initial_overlaps
+    from .reduced import reduced_escape_time
+
+    Q0, R0, _ = initial_overlaps(p, p_star, N, q0=q0, rng=rng)
+    t_max = p_star * np.log(N) + 20.0 if t_max is None else t_max
+    t_esc = reduced_escape_time(Q0, R0, lr=lr, second_order=bool(second_order),
+                                fraction=fraction, t_max=t_max)
+    sv = np.linalg.svd(R0 * np.sqrt(N / q0), compute_uv=False)
+    return {"t_esc": t_esc, "alpha_esc": t_esc * p / lr,
+            "r_min": float(sv.min()), "r_max": float(sv.max())}
+
+
+def escape_times(p, p_star, N, *, trials=20, lr=1.0, second_order=False, q0=1.0, fraction=0.5,
+                 **sweep_options):
+    """ODE escape times over random :math:`R(0)` draws, for every combination of p, p*, N.
+
+    Thin wrapper around :func:`ibcore.sweep.sweep` with :func:`ode_escape_trial`.
+
+    Parameters
+    ----------
+    p, p_star, N : int or sequence of int
+        Grid values (scalars are promoted to one-element lists).
+    trials : int
+        Draws of :math:`R(0)` per grid point.
+    lr, second_order, q0, fraction
+        See :func:`ode_escape_trial`.
+    **sweep_options
+        ``seed``, ``n_jobs``, ``backend``, ``cache``, ``progress``: passed to
+        :func:`~ibcore.sweep.sweep`, with its defaults.
+
+    Returns
+    -------
+    numpy structured array
+        Columns ``p, p_star, N, lr, second_order, q0, fraction, trial, t_esc, alpha_esc,
+        r_min, r_max``.
+    """
+    from ..sweep import sweep
+
+    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N),
+            "lr": [lr], "second_order": [bool(second_order)], "q0": [q0], "fraction": [fraction]}
+    sweep_options.setdefault("desc", "ODE escape times")
+    return sweep(ode_escape_trial, grid, trials=trials, **sweep_options)
+
+
+def sgd_escape_trial(p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None, *, rng):
+    """Escape time of one SGD run from a random start, and of the ODE from the same overlaps.
+
+    The SGD risk is recorded ten times per unit of :math:`\\alpha` and the run
+    stops once it is below ``fraction`` × the (γ²-shifted) plateau risk. The
+    ODE (with the γ² term) starts from the run's exact finite-N
+    :math:`(Q(0), R(0))`.
+
+    Returns
+    -------
+    dict
+        ``t_esc_sgd``, ``t_esc_ode`` (in :math:`t'`).
+    """
+    from .init import random_init
+    from .odes import integrate_odes
+    from .overlaps import overlaps
+    from .sgd import sgd_one_pass
+
+    W0, W_star = random_init(p, p_star, N, q0=q0, rng=rng)
+    level = fraction * plateau_risk(p, p_star, lr=lr)
+    t_max = p_star * np.log(N) + 10.0 if t_max is None else t_max
+    steps = int(np.ceil(t_max * p / lr * N))
+    run = sgd_one_pass(W0, W_star, lr=lr, steps=steps, rng=rng, record_every=max(1, N // 10),
+                       stop_below=level)
+    Q0, R0, T = overlaps(W0, W_star)
+    ode = integrate_odes(Q0, R0, T, lr=lr, alpha_max=t_max * p / lr, grid="linear",
+                         n_points=int(20 * t_max) + 1)
+    ref = plateau_risk(p, p_star, lr=lr)
+    return {"t_esc_sgd": escape_time(run.t_prime, run.risk, ref, fraction=fraction),
+            "t_esc_ode": escape_time(ode.t_prime, ode.risk, ref, fraction=fraction)}
+
+
+def sgd_escape_times(p, p_star, N, lr, *, trials=10, q0=1.0, fraction=0.5, **sweep_options):
+    """SGD and ODE escape times over seeds (wrapper of :func:`ibcore.sweep.sweep` with :func:`sgd_escape_trial`).
+
+    Each trial draws a new teacher, student and SGD input stream. Slow for
+    large N: one run costs about :math:`p\\,t'_{esc}N^2/\\gamma` Gaussian draws.
+    ``sweep_options`` (``seed``, ``n_jobs``, ``backend``, ``cache``,
+    ``progress``) go to :func:`~ibcore.sweep.sweep`.
+
+    Returns
+    -------
+    numpy structured array
+        Columns ``p, p_star, N, lr, q0, fraction, trial, t_esc_sgd, t_esc_ode``.
+    """
+    from ..sweep import sweep
+
+    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N), "lr": _as_list(lr),
+            "q0": [q0], "fraction": [fraction]}
+    sweep_options.setdefault("desc", "SGD escape times")
+    return sweep(sgd_escape_trial, grid, trials=trials, **sweep_options)
+
+
+def _as_list(v):
+    return list(v) if np.ndim(v) else [v]

@@ -1,0 +1,220 @@
+"""Exact reduction of the ODEs to 2p*+1 scalars for isotropic starts (T = I) [D].
+
+Write :math:`R = U\\,\\mathrm{diag}(r)\\,V^T` (singular value decomposition,
+:math:`U\\in\\mathbb R^{p\\times p^*}` with orthonormal columns) and split
+:math:`Q` into the teacher-aligned frame :math:`U` and its complement,
+
+.. math::
+
+    Q = U\\,\\mathrm{diag}(r^2 + d)\\,U^T + a\\,(I - UU^T).
+
+If :math:`Q(0)` has this form (true for :math:`Q(0) = q_0 I`, where
+:math:`d_k = q_0 - r_k^2` and :math:`a = q_0`) the ODEs keep it with
+:math:`U, V` fixed, and close on :math:`(r_k, d_k, a)`. With
+:math:`q_k = r_k^2 + d_k`, :math:`s = \\sum_k q_k + (p-p^*)a` and
+:math:`\\tau = s/p - 1`, in :math:`t' = (\\gamma/p)\\alpha`:
+
+.. math::
+
+    \\dot r_k &= \\Big[-2\\tau + \\frac4{p^*} - \\frac4p q_k\\Big] r_k,\\\\
+    \\dot d_k &= -4\\Big[\\tau + \\frac2p q_k\\Big] d_k + 4g\\,\\Phi(q_k, r_k^2),\\\\
+    \\dot a &= -4\\Big[\\tau + \\frac2p a\\Big] a + 4g\\,\\Phi(a, 0),
+
+where :math:`g = \\gamma/p` (0 for gradient flow) and :math:`\\Phi(q, \\rho)` is
+the eigenvalue of :math:`\\Phi + \\Delta Q` in the corresponding direction
+(all matrices in :math:`\\Phi` commute here). The notes give the gradient-flow
+part; the γ² part is our extension, checked against the full system in the
+tests. The risk is
+
+.. math::
+
+    \\epsilon_g = \\tfrac12\\tau^2 + \\frac{\\sum_k q_k^2 + (p-p^*)a^2}{p^2}
+                 - \\frac{2\\sum_k r_k^2}{pp^*} + \\frac1{p^*} + \\frac\\Delta2.
+
+The polar factor :math:`S = UV^T` of R never changes: this is the conserved
+frame of :mod:`~ibcore.quadratic.symmetry`. Requires :math:`p \\ge p^*`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import nonnegative_float, positive_float
+from .odes import _check_initial, _output_times, _raise_divergence, _solve
+from .overlaps import _phi_coefficients
+from .trajectory import Trajectory
+
+__all__ = ["ReducedTrajectory", "reduce_overlaps", "integrate_reduced", "reduced_escape_time"]
+
+
+def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
+    """Reduced coordinates :math:`(r, d, a)` and the fixed frame of an isotropic start.
+
+    Parameters
+    ----------
+    Q0, R0, T : array_like
+        Initial overlaps; ``T`` must be the identity (default).
+    tol : float
+        Relative tolerance for the check that :math:`Q_0` has the reducible
+        form :math:`U\\mathrm{diag}(q)U^T + a(I - UU^T)`.
+
+    Returns
+    -------
+    r, d : ndarray, shape (p_star,)
+    a : float
+    U : ndarray, shape (p, p_star)
+    V : ndarray, shape (p_star, p_star)
+
+    Raises
+    ------
+    ValueError
+        If ``p < p_star``, ``T`` is not the identity, or ``Q0`` is not of the
+        reducible form.
+    """
+    Q0, R0, T, p, p_star = _check_initial(Q0, R0, T)
+    if p < p_star:
+        raise ValueError(f"p must be >= p_star = {p_star} for the reduction, got p = {p}")
+    if not np.allclose(T, np.eye(p_star), rtol=0, atol=1e-12):
+        raise ValueError("T must be the identity (orthonormal teacher) for the reduction")
+    U, r, Vt = np.linalg.svd(R0, full_matrices=False)
+    q = np.einsum("ik,ij,jk->k", U, Q0, U)
+    P_perp = np.eye(p) - U @ U.T
+    a = float(np.trace(P_perp @ Q0) / (p - p_star)) if p > p_star else 0.0
+    model = U @ np.diag(q) @ U.T + (a * P_perp if p > p_star else 0.0)
+    scale = max(1.0, float(np.abs(Q0).max()))
+    if np.abs(Q0 - model).max() > tol * scale:
+        raise ValueError(
+            "Q0 is not of the reducible form U diag(q) U^T + a (I - U U^T) in the singular frame "
+            "of R0 (e.g. Q0 = q0 I); use integrate_odes instead")
+    return r, q - r**2, a, U, Vt.T
+
+
+class _ReducedRHS:
+    def __init__(self, p, p_star, g, noise):
+        self.p, self.ps, self.g, self.noise = p, p_star, g, noise
+
+    def parts(self, y):
+        """(r, d, a, rho = r², q = r² + d, tau) of the state vector y."""
+        p, ps = self.p, self.ps
+        r, d, a = y[:ps], y[ps:2 * ps], y[2 * ps]
+        rho = r * r
+        q = rho + d
+        tau = (q.sum() + (p - ps) * a) / p - 1.0
+        return r, d, a, rho, q, tau
+
+    def risk(self, y):
+        p, ps = self.p, self.ps
+        r, d, a, rho, q, tau = self.parts(y)
+        return (0.5 * tau * tau + (np.dot(q, q) + (p - ps) * a * a) / p**2
+                - 2.0 * rho.sum() / (p * ps) + 1.0 / ps + 0.5 * self.noise)
+
+    def __call__(self, t, y):
+        p, ps = self.p, self.ps
+        r, d, a, rho, q, tau = self.parts(y)
+        out = np.empty_like(y)
+        out[:ps] = (-2.0 * tau + 4.0 / ps - (4.0 / p) * q) * r
+        out[ps:2 * ps] = -4.0 * (tau + (2.0 / p) * q) * d
+        out[2 * ps] = -4.0 * (tau + (2.0 / p) * a) * a
+        if self.g:
+            s2 = np.dot(q, q) + (p - ps) * a * a
+            s = p * (tau + 1.0)  # Tr Q
+            cQ, cRR, cRTR, cQQ, cX, cQQQ = _phi_coefficients(s, s2, rho.sum(), ps, ps, p, ps, self.noise)
+            g4 = 4.0 * self.g
+            out[ps:2 * ps] += g4 * (cQ * q + (cRR + cRTR) * rho + cQQ * q * q + 2.0 * cX * rho * q
+                                    + cQQQ * q**3)
+            out[2 * ps] += g4 * (cQ * a + cQQ * a * a + cQQQ * a**3)
+        return out
+
+
+@dataclass(eq=False)
+class ReducedTrajectory(Trajectory):
+    """:class:`Trajectory` of the reduced system, with the reduced coordinates.
+
+    Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
+    fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
+    the full matrices rebuilt from them.
+    """
+
+    r: np.ndarray = field(default=None, repr=False)
+    d: np.ndarray = field(default=None, repr=False)
+    a: np.ndarray = field(default=None, repr=False)
+    U: np.ndarray = field(default=None, repr=False)
+    V: np.ndarray = field(default=None, repr=False)
+
+
+def integrate_reduced(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=True,
+                      n_points=200, grid="log", alpha_min=None, alpha_eval=None,
+                      method="DOP853", rtol=1e-10, atol=1e-13):
+    """Integrate the exact reduced system of :math:`2p^*+1` scalars.
+
+    Same call and same output as :func:`~ibcore.quadratic.odes.integrate_odes`
+    (the full ``Q``, ``R`` are rebuilt from the reduced coordinates), but only
+    for an orthonormal teacher and a reducible start such as
+    :math:`Q_0 = q_0 I` (see :func:`reduce_overlaps`), and much faster for large p.
+
+    Returns
+    -------
+    ReducedTrajectory
+    """
+    r0, d0, a0, U, V = reduce_overlaps(Q0, R0, T)
+    p, p_star = U.shape
+    lr = positive_float("lr", lr)
+    noise = nonnegative_float("noise", noise)
+    alpha_max = positive_float("alpha_max", alpha_max)
+    alpha = _output_times(alpha_max, n_points, grid, alpha_min, alpha_eval)
+    rhs = _ReducedRHS(p, p_star, lr / p if second_order else 0.0, noise)
+    t_eval = alpha * lr / p
+    y0 = np.concatenate([r0, d0, [a0]])
+    sol, t_bad = _solve(rhs, y0, t_eval, method=method, rtol=positive_float("rtol", rtol),
+                        atol=positive_float("atol", atol))
+    if t_bad is not None:
+        _raise_divergence(sol, t_bad, lr, p)
+    y = sol.y.T
+    r, d, a = y[:, :p_star], y[:, p_star:2 * p_star], y[:, 2 * p_star]
+    R = np.einsum("ik,tk,kl->til", U, r, V.T)
+    P_perp = np.eye(p) - U @ U.T
+    Q = np.einsum("ik,tk,jk->tij", U, r * r + d, U) + a[:, None, None] * P_perp
+    risk = np.array([rhs.risk(row) for row in y])
+    return ReducedTrajectory(alpha=alpha, Q=Q, R=R, risk=risk, T=np.eye(p_star), lr=lr, noise=noise,
+                             second_order=bool(second_order), kind="reduced",
+                             extra={"nfev": sol.nfev, "method": method},
+                             r=r, d=d, a=a, U=U, V=V)
+
+
+def reduced_escape_time(Q0, R0, T=None, *, lr, second_order=True, noise=0.0, fraction=0.5,
+                        t_max=100.0, rtol=1e-10, atol=1e-13):
+    """Escape time :math:`t'` (first time :math:`\\epsilon_g < \\text{fraction}\\times\\epsilon_{plat}`) from the reduced system.
+
+    The crossing is found by a terminal event of the integrator (no output
+    grid), so this is cheap enough for many draws of :math:`R(0)`.
+
+    Returns
+    -------
+    float
+        Escape time in :math:`t'`; ``nan`` if not reached by ``t_max``.
+    """
+    from .phases import plateau_risk
+
+    r0, d0, a0, U, _ = reduce_overlaps(Q0, R0, T)
+    p, p_star = U.shape
+    lr = positive_float("lr", lr)
+    noise = nonnegative_float("noise", noise)
+    t_max = positive_float("t_max", t_max)
+    rhs = _ReducedRHS(p, p_star, lr / p if second_order else 0.0, noise)
+    level = positive_float("fraction", fraction) * plateau_risk(
+        p, p_star, lr=lr if second_order else 0.0, noise=noise)
+
+    def below(t, y):
+        return rhs.risk(y) - level
+    below.terminal = True
+    below.direction = -1
+    y0 = np.concatenate([r0, d0, [a0]])
+    if rhs.risk(y0) < level:
+        return 0.0
+    sol, t_bad = _solve(rhs, y0, np.array([t_max]), method="DOP853", rtol=rtol, atol=atol,
+                        events=(below,))
+    if t_bad is not None:
+        _raise_divergence(sol, t_bad, lr, p)
+    hits = sol.t_events[1]
+    return float(hits[0]) if hits.size else float("nan")

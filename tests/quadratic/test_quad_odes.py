@@ -1,0 +1,194 @@
+"""The overlap ODEs: structure, plateau, norm learning, escape, reduction, late time."""
+import numpy as np
+import pytest
+
+import ibcore.quadratic as q
+from ibcore import DivergenceError
+
+
+def _random_overlaps(p, p_star, rng, n=9):
+    W = rng.standard_normal((p, n))
+    W_star = rng.standard_normal((p_star, n))
+    return q.overlaps(W, W_star)
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.4])
+def test_rhs_is_built_from_the_moments(noise):
+    """dR/dt' = -2 E[D lam nu], dQ/dt' = -4 E[D lam lam] + 4 (lr/p)(Phi + noise Q), for a generic T."""
+    p, p_star, lr = 3, 2, 0.3
+    Q, R, T = _random_overlaps(p, p_star, np.random.default_rng(0))
+    m_R, m_Q = q.error_first_moments(Q, R, T)
+    dQ, dR = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
+    np.testing.assert_allclose(dR, -2 * m_R, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise),
+                               rtol=1e-12, atol=1e-12)
+    dQ_gf, dR_gf = q.ode_rhs(Q, R, T)
+    np.testing.assert_allclose(dQ_gf, -4 * m_Q, rtol=1e-12, atol=1e-12)
+
+
+def test_gradient_flow_part_is_population_gradient_flow():
+    """dU/dt' = -p grad_U eps  implies  dR/dt' = -p grad.U*^T and dQ/dt' = -p (grad U^T + U grad^T)."""
+    rng = np.random.default_rng(1)
+    p, p_star, N = 3, 2, 11
+    W, W_star = rng.standard_normal((p, N)), rng.standard_normal((p_star, N))
+    Q, R, T = q.overlaps(W, W_star)
+    G = q.population_gradient(W, W_star)
+    U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
+    dQ, dR = q.ode_rhs(Q, R, T)
+    np.testing.assert_allclose(dR, -p * G @ U_star.T, atol=1e-12)
+    np.testing.assert_allclose(dQ, -p * (G @ U.T + U @ G.T), atol=1e-12)
+
+
+@pytest.mark.parametrize("p,p_star", [(1, 1), (2, 1), (4, 2), (8, 4)])
+@pytest.mark.parametrize("q0", [1.0, 0.3])
+def test_gradient_flow_plateau(p, p_star, q0):
+    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), lr=0.01 * p,
+                            alpha_max=10 * 100, second_order=False)
+    assert traj.t_prime[-1] == pytest.approx(10.0)
+    np.testing.assert_allclose(traj.Q[-1], p / (p + 2) * np.eye(p), atol=1e-8)
+    assert traj.risk[-1] == pytest.approx(1 / (p + 2) + 1 / p_star, abs=1e-8)
+    assert traj.risk[-1] == pytest.approx(q.plateau_risk(p, p_star), abs=1e-12)
+
+
+@pytest.mark.parametrize("p,p_star,g", [(4, 2, 0.02), (2, 1, 0.05), (8, 4, 0.1), (3, 2, 0.05)])
+def test_second_order_plateau_is_the_root(p, p_star, g):
+    lr = g * p
+    traj = q.integrate_odes(np.eye(p), np.zeros((p, p_star)), lr=lr, alpha_max=15 / g)
+    qbar = q.plateau_overlap(p, p_star, lr=lr)
+    np.testing.assert_allclose(traj.Q[-1], qbar * np.eye(p), atol=1e-8)
+    assert traj.risk[-1] == pytest.approx(q.plateau_risk(p, p_star, lr=lr), abs=1e-8)
+    assert qbar > p / (p + 2) + g / 2       # visibly shifted from gradient flow
+
+
+def test_plateau_check_value_and_table():
+    assert q.plateau_overlap(4, 2, lr=0.08) == pytest.approx(0.684698, abs=5e-7)
+    # the notes' table (gamma/p = 0.05 column)
+    for (p, p_star), value in {(1, 1): 0.3816, (2, 1): 0.5665, (4, 2): 0.7129, (8, 4): 0.8286}.items():
+        assert q.plateau_overlap(p, p_star, lr=0.05 * p) == pytest.approx(value, abs=5e-5)
+    with pytest.raises(ValueError, match="lr"):
+        q.plateau_overlap(2, 1, lr=10.0)
+
+
+def test_norm_learning_closed_form():
+    p, p_star, q0 = 4, 2, 0.2
+    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), lr=0.04, alpha_max=5 * 100,
+                            grid="linear", n_points=101, second_order=False)
+    expected = q.norm_learning_overlap(traj.t_prime, p, q0)
+    assert np.max(np.abs(traj.Q[:, 0, 0] - expected)) < 1e-8
+
+
+def test_linear_escape_and_loss_departure():
+    """R(t') = R0 sqrt(q/q0) e^{4t'/p*} while R is small; the loss leaves the plateau as e^{8t'/p*}."""
+    p, p_star, N = 3, 2, 10**9
+    Q0, R0, T = q.initial_overlaps(p, p_star, N, rng=2)
+    lr = 0.01 * p
+    traj = q.integrate_odes(Q0, R0, T, lr=lr, alpha_max=3 * 100, grid="linear", n_points=61,
+                            second_order=False, rtol=1e-11, atol=1e-16)
+    R_lin = q.linear_escape_overlap(traj.t_prime, R0, p)
+    rel = np.linalg.norm(traj.R - R_lin, axis=(1, 2)) / np.linalg.norm(R_lin, axis=(1, 2))
+    assert rel.max() < 1e-3
+    qt = q.norm_learning_overlap(traj.t_prime, p)
+    eps_R0 = 0.5 * (qt - 1) ** 2 + qt**2 / p + 1 / p_star
+    departure = eps_R0 - traj.risk
+    predicted = 2 / (p * p_star) * np.sum(R0**2) * qt * np.exp(8 * traj.t_prime / p_star)
+    window = (traj.t_prime > 1) & (departure < 0.03)
+    assert window.sum() > 10
+    np.testing.assert_allclose(departure[window], predicted[window], rtol=0.05)
+
+
+@pytest.mark.parametrize("p,p_star", [(5, 2), (3, 3), (8, 1)])
+@pytest.mark.parametrize("second_order", [True, False])
+def test_reduced_system_equals_full_system(p, p_star, second_order):
+    Q0, R0, T = q.initial_overlaps(p, p_star, 1000, rng=3)
+    lr = 0.05 * p
+    kw = dict(lr=lr, alpha_max=20 * p / lr, second_order=second_order, rtol=1e-12, atol=1e-15)
+    full = q.integrate_odes(Q0, R0, T, **kw)
+    red = q.integrate_reduced(Q0, R0, T, **kw)
+    assert red.r.shape == (len(red.alpha), p_star)
+    np.testing.assert_allclose(red.alpha, full.alpha)
+    assert np.max(np.abs(red.risk - full.risk)) < 1e-9
+    assert np.max(np.abs(red.Q - full.Q)) < 1e-7
+    assert np.max(np.abs(red.R - full.R)) < 1e-7
+    assert full.risk[-1] < 0.01               # the run went through escape and convergence
+
+
+def test_reduction_rejects_non_isotropic_start():
+    Q0, R0, T = q.initial_overlaps(4, 2, 100, rng=0)
+    Q0[0, 1] = Q0[1, 0] = 0.3
+    with pytest.raises(ValueError, match="Q0"):
+        q.integrate_reduced(Q0, R0, T, lr=0.1, alpha_max=1.0)
+    with pytest.raises(ValueError, match="T"):
+        q.integrate_reduced(np.eye(4), R0, 2 * np.eye(2), lr=0.1, alpha_max=1.0)
+
+
+def test_ode_blow_up_is_reported():
+    p = 2
+    with pytest.raises(DivergenceError) as info:
+        q.integrate_odes(np.eye(p), np.full((p, 1), 0.1), lr=2.0 * p, alpha_max=50.0)
+    err = info.value
+    assert 0 < err.alpha < 50.0 and err.step >= 1
+
+
+def test_late_time_exponential_when_p_equals_p_star():
+    p = p_star = 2
+    Q0, R0, T = q.initial_overlaps(p, p_star, 10**4, rng=4)
+    lr = 0.01 * p
+    traj = q.integrate_odes(Q0, R0, T, lr=lr, alpha_max=20 / 0.01, grid="linear", n_points=401,
+                            second_order=False, rtol=1e-11, atol=1e-15)
+    window = (traj.risk < 1e-4) & (traj.risk > 1e-9)
+    fit = q.fit_decay(traj.t_prime, traj.risk, kind="exponential",
+                      t_min=traj.t_prime[window][0], t_max=traj.t_prime[window][-1])
+    law = q.late_time_law(p, p_star)
+    assert law["kind"] == "exponential"
+    assert fit.value == pytest.approx(law["rate"], rel=0.01)
+
+
+def test_late_time_power_law_when_p_exceeds_p_star():
+    p, p_star = 4, 2
+    Q0, R0, T = q.initial_overlaps(p, p_star, 10**4, rng=5)
+    traj = q.integrate_reduced(Q0, R0, T, lr=0.04, alpha_max=200 / 0.01, second_order=False)
+    law = q.late_time_law(p, p_star)
+    assert law["kind"] == "power"
+    assert traj.risk[-1] * traj.t_prime[-1] ** 2 == pytest.approx(law["prefactor"], rel=0.1)
+    fit = q.fit_decay(traj.t_prime, traj.risk, kind="power", t_min=100, t_max=200)
+    assert fit.value == pytest.approx(2.0, rel=0.05)
+    # and it is not exponential: the local log-slope in t' keeps shrinking
+    early = q.fit_decay(traj.t_prime, traj.risk, kind="exponential", t_min=20, t_max=40).value
+    late = q.fit_decay(traj.t_prime, traj.risk, kind="exponential", t_min=100, t_max=200).value
+    assert late < early / 3
+
+
+def test_escape_time_slope_and_weak_p_dependence():
+    """t'_esc ~ (p*/8) ln N + c(p, p*): slope p*/8, and more student units escape a little earlier."""
+    table = q.escape_times([2, 8], 2, [10**3, 10**7], trials=20, seed=1, n_jobs=1, cache=False,
+                           progress=False)
+    mean = {(row_p, n): table["t_esc"][(table["p"] == row_p) & (table["N"] == n)].mean()
+            for row_p in (2, 8) for n in (10**3, 10**7)}
+    slope = (mean[8, 10**7] - mean[8, 10**3]) / np.log(10**4)
+    assert slope == pytest.approx(2 / 8, rel=0.1)
+    assert mean[8, 10**7] < mean[2, 10**7]
+    assert np.all(np.isfinite(table["t_esc"]))
+    assert q.escape_time_law(2, 10**7) == pytest.approx(0.25 * np.log(10**7 / 2))
+
+
+def test_escape_time_from_trajectory_and_interpolation():
+    t = np.array([0.0, 1.0, 2.0, 3.0])
+    risk = np.array([1.0, 0.8, 0.2, 0.1])
+    assert q.escape_time(t, risk, 1.0) == pytest.approx(1.5)
+    assert np.isnan(q.escape_time(t, risk, 0.1))
+    Q0, R0, T = q.initial_overlaps(3, 2, 10**4, rng=6)
+    traj = q.integrate_odes(Q0, R0, T, lr=0.06, alpha_max=10 / 0.02, n_points=400, second_order=False)
+    t_grid = traj.escape_time()
+    t_event = q.reduced_escape_time(Q0, R0, T, lr=0.06, second_order=False)
+    assert t_grid == pytest.approx(t_event, abs=0.02)
+    assert traj.escape_time(time="alpha") == pytest.approx(t_grid * 3 / 0.06)
+
+
+def test_escape_times_goes_through_the_shared_sweep_cache(tmp_path):
+    kw = dict(trials=2, seed=3, n_jobs=1, cache=tmp_path, progress=False)
+    first = q.escape_times(3, 2, 1000, **kw)
+    assert any(tmp_path.rglob("*.json"))
+    again = q.escape_times(3, 2, 1000, **kw)
+    np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
+    assert set(first.dtype.names) >= {"p", "p_star", "N", "trial", "t_esc", "alpha_esc"}
+    np.testing.assert_allclose(first["alpha_esc"], first["t_esc"] * 3 / 1.0)

@@ -1,0 +1,107 @@
+"""Bad input raises ValueError naming the parameter (shared checks of ibcore._validation)."""
+import numpy as np
+import pytest
+
+import ibcore.quadratic as q
+
+W0, W_STAR = q.random_init(3, 2, 20, rng=0)
+Q0, R0, T0 = q.initial_overlaps(3, 2, 20, rng=0)
+
+
+def _nan(a):
+    a = np.array(a, dtype=float)
+    a.flat[0] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: q.overlaps(W0[0], W_STAR), "W"),
+    (lambda: q.overlaps(W0, W_STAR[:, :5]), "W_star"),
+    (lambda: q.overlaps(_nan(W0), W_STAR), "W"),
+    (lambda: q.population_risk(Q0, R0[:2]), "R"),
+    (lambda: q.population_risk(Q0[:, :2], R0), "Q"),
+    (lambda: q.population_risk(Q0, R0, np.eye(3)), "T"),
+    (lambda: q.population_risk(Q0, R0, noise=-1.0), "noise"),
+    (lambda: q.phi_matrix(Q0, _nan(R0)), "R"),
+])
+def test_overlap_functions(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        call()
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(lr=0.0), "lr"),
+    (dict(lr=-0.1), "lr"),
+    (dict(lr=float("nan")), "lr"),
+    (dict(alpha_max=0.0), "alpha_max"),
+    (dict(noise=-0.5), "noise"),
+    (dict(grid="cubic"), "grid"),
+    (dict(n_points=1), "n_points"),
+    (dict(alpha_eval=[0.0, 2.0, 1.0]), "alpha_eval"),
+    (dict(Q0=Q0 + np.triu(np.ones((3, 3)), 1)), "Q0"),
+    (dict(Q0=_nan(Q0)), "Q0"),
+    (dict(R0=R0[:2]), "R0"),
+    (dict(T=np.eye(3)), "T"),
+    (dict(rtol=0.0), "rtol"),
+])
+@pytest.mark.parametrize("integrate", [q.integrate_odes, q.integrate_reduced])
+def test_ode_arguments(integrate, kwargs, name):
+    args = dict(Q0=Q0, R0=R0, T=T0, lr=0.1, alpha_max=1.0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        integrate(args.pop("Q0"), args.pop("R0"), args.pop("T"), **args)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(lr=0.0), "lr"),
+    (dict(lr=-1.0), "lr"),
+    (dict(steps=0), "steps"),
+    (dict(steps=10.5), "steps"),
+    (dict(W_star=W_STAR[:, :7]), "W_star"),
+    (dict(W0=W0[0]), "W0"),
+    (dict(W0=_nan(W0)), "W0"),
+    (dict(W_star=_nan(W_STAR)), "W_star"),
+    (dict(noise=-1.0), "noise"),
+    (dict(block=0), "block"),
+    (dict(record_every=0), "record_every"),
+    (dict(record_steps=[0, 5, 3]), "record_steps"),
+    (dict(record_steps=[0, 500]), "record_steps"),
+    (dict(rng="seed"), "rng"),
+    (dict(stop_below=-1.0), "stop_below"),
+])
+def test_sgd_arguments(kwargs, name):
+    args = dict(W0=W0, W_star=W_STAR, lr=0.1, steps=100)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        q.sgd_one_pass(args.pop("W0"), args.pop("W_star"), **args)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: q.random_init(0, 2, 10), "p"),
+    (lambda: q.random_init(3, -1, 10), "p_star"),
+    (lambda: q.random_init(3, 2, 0), "N"),
+    (lambda: q.random_init(3, 2, 10.0), "N"),
+    (lambda: q.random_init(3, 2, 10, q0=0.0), "q0"),
+    (lambda: q.random_init(3, 2, 10, informative=-0.3), "informative"),
+    (lambda: q.initial_overlaps(3, 2, 0), "N"),
+    (lambda: q.initial_overlaps(0, 2, 10), "p"),
+    (lambda: q.orthonormal_teacher(5, 3), "N"),
+    (lambda: q.plateau_overlap(0, 2), "p"),
+    (lambda: q.plateau_risk(2, 0), "p_star"),
+    (lambda: q.plateau_overlap(2, 1, lr=-0.1), "lr"),
+    (lambda: q.late_time_law(1, 2), "p"),
+    (lambda: q.escape_time([0, 1], [1, 0.1], 1.0, fraction=2.0), "fraction"),
+    (lambda: q.escape_time([0, 1], [1, 0.1, 0.0], 1.0), "risk"),
+    (lambda: q.fit_decay([1, 2, 3], [1, 0.5, 0.2], kind="linear"), "kind"),
+    (lambda: q.critical_point("saddle", 3, 2, 9), "kind"),
+    (lambda: q.critical_point("plateau", 3, 2, 4), "N"),
+    (lambda: q.critical_point("zero_loss", 1, 2, 9), "p"),
+    (lambda: q.hessian_spectrum_table("zero", 3, 0, 9), "p_star"),
+    (lambda: q.population_hessian(W0, W_STAR, wrt="V"), "wrt"),
+    (lambda: q.population_gradient(W0, W_STAR[:, :3]), "W_star"),
+    (lambda: q.closest_zero_loss_solution(np.ones((1, 2))), "R"),
+    (lambda: q.frame_drift(R0), "R"),
+])
+def test_other_functions(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        call()
