@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make book   set up .venv, execute every chapter, build the site into _build/html
 #   make test   set up .venv, run ibcore's unit tests, the strict book build, every
-#               chapter through nbval (compared with the build), and the site checks
+#               chapter through nbval (compared with the build), the student edition,
+#               and the checks of both built sites (HTML and headless Chromium)
 # Both need only Python >= 3.10 on the machine.
 
 PYTHON ?= python3
@@ -17,7 +18,7 @@ export IBCORE_STATIC_WIDGETS := 1
 # ...and no progress bars: their timing text would differ between executions
 export IBCORE_PROGRESS := 0
 
-.PHONY: book test unit chapters site site-check notebooks student bench clean help vendor
+.PHONY: book test unit chapters site site-check notebooks student bench clean help vendor chromium
 
 help:
 	@echo "make book      build the website into _build/html"
@@ -48,20 +49,29 @@ unit: $(STAMP)
 
 # every chapter through nbval, compared with the build's execution (same numbers twice)
 chapters: $(STAMP)
-	$(BIN)/python -m pytest book --nbval-myst-reference=_build/jupyter_execute
+	$(BIN)/python -m pytest book --nbval-myst-reference=_build/.jupyter_cache
 
 site: $(STAMP) vendor
 	$(JB)
 
-site-check: $(STAMP)
-	IB_SITE=_build/html $(BIN)/python -m pytest tests/site
+site-check: $(STAMP) chromium
+	IB_SITE=_build/html IB_STUDENT_SITE=_build/student $(BIN)/python -m pytest tests/site
 
-test: unit site chapters site-check
+# the browser tests use Debian's chromium; install it when we can (CI runs as root)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium is missing: apt-get install chromium, or set IB_SKIP_BROWSER=1"; fi; }
 
+test: unit site chapters student site-check
+
+# the student edition: same sources and execution cache, solutions removed
 student: $(STAMP) vendor
-	$(BIN)/python -m tools.notebooks student _build/student_src
-	$(BIN)/jupyter-book build _build/student_src -W -n --keep-going --path-output _build/student_out
-	rm -rf _build/student && mv _build/student_out/_build/html _build/student && rm -rf _build/student_out
+	$(BIN)/python -m tools.notebooks student-config _build/student_config.yml
+	$(BIN)/jupyter-book build . -W -n --keep-going --config _build/student_config.yml --path-output _build/student_build
+	rm -rf _build/student && mv _build/student_build/_build/html _build/student && rm -rf _build/student_build
 	@echo "Student edition: file://$(CURDIR)/_build/student/index.html"
 
 bench: $(STAMP)

@@ -10,10 +10,10 @@ collected (plain pages such as the landing page are not notebooks). The
 output-free ``.ipynb`` paired with a chapter is skipped, so that each
 chapter runs once.
 
-With ``--nbval-myst-reference DIR`` (``make test`` passes the book build's
-``_build/jupyter_execute``), the outputs of the build's own execution of each
-chapter become nbval's reference outputs and are compared in strict mode: the
-chapter must print the same numbers when executed a second time.
+With ``--nbval-myst-reference CACHE`` (``make test`` passes the book build's
+jupyter-cache, ``_build/.jupyter_cache``), the outputs of the build's own
+execution of each chapter become nbval's reference outputs and are compared in
+strict mode: the chapter must print the same numbers when executed a second time.
 
 Register it from the root ``conftest.py`` (a conftest below the root would
 not see files under ``book/``).
@@ -28,16 +28,15 @@ import jupytext
 import nbformat
 import nbval.plugin
 
-from tools.notebooks import is_myst_notebook
+from tools.notebooks import executed_from_cache, is_myst_notebook
 
 
-def with_reference_outputs(nb, reference_path: Path):
+def with_reference_outputs(nb, reference):
     """Copy the outputs of an executed copy of ``nb`` into ``nb`` (code cells matched in order)."""
-    reference = nbformat.read(reference_path, as_version=4)
     ours = [c for c in nb.cells if c.cell_type == "code"]
     theirs = [c for c in reference.cells if c.cell_type == "code"]
     if [c.source for c in ours] != [c.source for c in theirs]:
-        raise ValueError(f"{reference_path} was executed from different code; rebuild the book first")
+        raise ValueError("the reference was executed from different code; rebuild the book first")
     for cell, ref in zip(ours, theirs):
         cell.outputs = ref.outputs
         cell.execution_count = ref.execution_count
@@ -45,11 +44,11 @@ def with_reference_outputs(nb, reference_path: Path):
 
 
 @contextlib.contextmanager
-def _nbval_reads_myst(reference_path: Path | None):
+def _nbval_reads_myst(reference):
     # nbval reads the file with nbformat.read inside collect(); swap in jupytext for that call only
     def read(path, as_version=4):
         nb = jupytext.read(path, fmt="md:myst")
-        return with_reference_outputs(nb, reference_path) if reference_path else nb
+        return with_reference_outputs(nb, reference) if reference is not None else nb
 
     original = nbval.plugin.nbformat
     nbval.plugin.nbformat = types.SimpleNamespace(read=read)
@@ -62,19 +61,28 @@ def _nbval_reads_myst(reference_path: Path | None):
 class MystNotebookFile(nbval.plugin.IPyNbFile):
     """An nbval notebook collector whose source is a MyST ``.md`` file."""
 
-    def reference_path(self) -> Path | None:
-        folder = self.config.getoption("nbval_myst_reference")
-        if not folder:
+    def reference(self):
+        """The build's executed copy of this chapter (from its jupyter-cache), or None."""
+        option = self.config.getoption("nbval_myst_reference")
+        if not option:
             return None
-        path = Path(folder).resolve() / Path(self.path).resolve().relative_to(self.config.rootpath)
-        path = path.with_suffix(".ipynb")
-        if not path.exists():
-            raise FileNotFoundError(f"no executed reference {path} for {self.path}; build the book first")
-        return path
+        cache = Path(option).resolve()
+        if cache.suffix == ".ipynb" or not (cache / "global.db").exists():
+            # a folder of executed notebooks mirroring the sources
+            path = cache / Path(self.path).resolve().relative_to(self.config.rootpath)
+            path = path.with_suffix(".ipynb")
+            if not path.exists():
+                raise FileNotFoundError(f"no executed reference {path} for {self.path}; build the book first")
+            return nbformat.read(path, as_version=4)
+        try:
+            return executed_from_cache(Path(self.path), cache)
+        except KeyError:
+            raise FileNotFoundError(f"{self.path} has no executed copy in {cache}: its code changed "
+                                    "since the book was built; rebuild it first") from None
 
     def collect(self):
-        reference = self.reference_path()
-        if reference:
+        reference = self.reference()
+        if reference is not None:
             self.compare_outputs = True  # strict: compare with the build's outputs
         with _nbval_reads_myst(reference):
             yield from super().collect()
@@ -82,8 +90,9 @@ class MystNotebookFile(nbval.plugin.IPyNbFile):
 
 def pytest_addoption(parser):
     parser.getgroup("nbval").addoption(
-        "--nbval-myst-reference", metavar="DIR", default=None,
-        help="compare each MyST chapter's outputs with DIR/<chapter>.ipynb (an executed copy)")
+        "--nbval-myst-reference", metavar="PATH", default=None,
+        help="compare each MyST chapter's outputs with its executed copy: PATH is a jupyter-cache "
+             "(the book's _build/.jupyter_cache) or a folder of executed <chapter>.ipynb")
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -28,15 +28,23 @@ def test_paired_notebooks_in_sync():
     assert not stale, "run `make notebooks`:\n" + "\n".join(diff for _, diff in stale)
 
 
+@pytest.mark.parametrize("edition", nbtools.EDITIONS)
 @pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
-def test_notebook_opens_with_setup_cell(md):
-    nb = json.loads(md.with_suffix(".ipynb").read_text())
+def test_notebook_opens_with_setup_cell(md, edition):
+    nb = json.loads(nbtools.launch_notebook_path(md, edition).read_text())
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     first = "".join(code[0]["source"])
     assert first == nbtools.setup_cell_source(CONFIG)
     assert CONFIG["repository"]["url"] in first
-    assert all(not c.get("outputs") for c in code), "paired notebooks carry no outputs"
+    assert all(not c.get("outputs") for c in code), "launch notebooks carry no outputs"
     assert "widgets" not in nb["metadata"]
+
+
+def test_install_ref_is_the_release_tag():
+    import ibcore
+
+    assert CONFIG["ibcore"]["install_ref"] == f"v{ibcore.__version__}", \
+        "Colab installs ibcore at the tag of the current version; bump both together"
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
@@ -66,10 +74,10 @@ def test_student_edition_has_no_solution(md):
     text = nbtools.strip_solutions(md.read_text())
     exercises, solutions = _exercise_labels(text)
     assert exercises and not solutions
-    nb = nbtools.build_notebook(md, edition="student")
-    assert not any("Solution to Exercise" in c.source for c in nb.cells)
-    instructor = nbtools.build_notebook(md)
-    assert sum(c.source.count("Solution to Exercise") for c in instructor.cells) == len(exercises)
+    student = json.loads(nbtools.launch_notebook_path(md, "student").read_text())
+    assert not any("Solution to Exercise" in "".join(c["source"]) for c in student["cells"])
+    instructor = json.loads(nbtools.launch_notebook_path(md, "instructor").read_text())
+    assert sum("".join(c["source"]).count("Solution to Exercise") for c in instructor["cells"]) == len(exercises)
 
 
 def test_strip_solutions_removes_both_forms():

@@ -7,15 +7,17 @@ The ``.md`` chapter is the single source. This module derives from it
   directives and roles rewritten as plain Jupyter Markdown (Colab does not
   know MyST), the book's MathJax macros defined in a first cell, and a set-up
   cell that installs ibcore from the repository when it is missing;
-* the **student edition** (``--edition student``): the same, with every
-  exercise solution removed, both from the ``.md`` (for the student website)
-  and from the notebooks.
+* the **student notebooks** (``student/book/.../chapter.ipynb``): the same
+  with every exercise solution removed, which the student edition of the
+  site (``make student``) launches;
+* the **downloadable executed notebook** of each chapter, for either edition
+  (:func:`executed_notebook_text`, used by ``tools/sphinx_editions.py``).
 
 Usage::
 
-    python -m tools.notebooks sync             # rewrite the paired .ipynb
-    python -m tools.notebooks check            # exit 1 if any pair is stale
-    python -m tools.notebooks student OUTDIR   # write a solution-free copy of the book
+    python -m tools.notebooks sync                   # rewrite stale generated notebooks
+    python -m tools.notebooks check                  # exit 1 if any is stale
+    python -m tools.notebooks student-config OUT     # the student edition's _config.yml
 """
 from __future__ import annotations
 
@@ -23,7 +25,6 @@ import argparse
 import copy
 import difflib
 import re
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -358,57 +359,112 @@ def notebook_text(md_path: Path, *, edition: str = "instructor", root: Path = RO
     return nbformat.writes(build_notebook(md_path, edition=edition, root=root)) + "\n"
 
 
-def stale_pairs(root: Path = ROOT) -> list[tuple[Path, str]]:
-    """Chapters whose committed ``.ipynb`` differs from the one generated now, with a diff."""
-    stale = []
+EDITIONS = ("instructor", "student")
+
+
+def launch_notebook_path(md_path: Path, edition: str, root: Path = ROOT) -> Path:
+    """Where the committed notebook of a chapter lives: beside the ``.md``, or under ``student/``."""
+    rel = Path(md_path).resolve().relative_to(root).with_suffix(".ipynb")
+    return root / rel if edition == "instructor" else root / "student" / rel
+
+
+def _generated(root: Path):
     for md in chapters(root):
-        ipynb = md.with_suffix(".ipynb")
-        want = notebook_text(md, root=root)
-        have = ipynb.read_text(encoding="utf-8") if ipynb.exists() else ""
+        for edition in EDITIONS:
+            yield launch_notebook_path(md, edition, root), notebook_text(md, edition=edition, root=root)
+
+
+def stale_pairs(root: Path = ROOT) -> list[tuple[Path, str]]:
+    """Generated notebooks whose committed file differs from the one generated now, with a diff."""
+    stale = []
+    for path, want in _generated(root):
+        have = path.read_text(encoding="utf-8") if path.exists() else ""
         if have != want:
             diff = "".join(difflib.unified_diff(have.splitlines(True), want.splitlines(True),
-                                                str(ipynb), "generated", n=1))
-            stale.append((ipynb, diff[:3000]))
+                                                str(path), "generated", n=1))
+            stale.append((path, diff[:3000]))
     return stale
 
 
 def sync(root: Path = ROOT) -> list[Path]:
-    """Rewrite every stale paired notebook; return the ones written."""
+    """Rewrite every stale generated notebook; return the ones written."""
     written = []
-    for md in chapters(root):
-        ipynb = md.with_suffix(".ipynb")
-        text = notebook_text(md, root=root)
-        if not ipynb.exists() or ipynb.read_text(encoding="utf-8") != text:
-            ipynb.write_text(text, encoding="utf-8")
-            written.append(ipynb)
+    for path, text in _generated(root):
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
     return written
 
 
-def write_student_edition(out: Path, root: Path = ROOT) -> Path:
-    """Copy the book source to ``out`` with every solution removed (``.md`` and ``.ipynb``)."""
-    out = Path(out).resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    for name in ("_config.yml", "_toc.yml", "references.bib"):
-        shutil.copy2(root / name, out / name)
-    shutil.copytree(root / "book", out / "book",
-                    ignore=shutil.ignore_patterns("*.ipynb", ".*", "__pycache__"))
-    for md in (out / "book").rglob("*.md"):
-        md.write_text(strip_solutions(md.read_text(encoding="utf-8")), encoding="utf-8")
-    for md in chapters(root):
-        rel = md.relative_to(root)
-        (out / rel).with_suffix(".ipynb").write_text(
-            notebook_text(md, edition="student", root=root), encoding="utf-8")
+def executed_from_cache(md_path: Path, cache_path: Path) -> nbformat.NotebookNode:
+    """The chapter as executed by the book build, read from its jupyter-cache.
+
+    The cache is keyed by the code cells, so a chapter whose code changed since
+    the build has no match and raises ``KeyError``. (The ``jupyter_execute``
+    copies are not used: myst-nb writes them without outputs on a cache hit.)
+    """
+    from jupyter_cache import get_cache
+
+    nb = jupytext.read(md_path, fmt="md:myst")
+    _, merged = get_cache(str(cache_path)).merge_match_into_notebook(nb)
+    return merged
+
+
+def executed_notebook_text(md_path: Path, executed: nbformat.NotebookNode, *, edition: str = "instructor",
+                           root: Path = ROOT) -> str:
+    """The edition's launchable notebook of a chapter, carrying the outputs of an executed copy.
+
+    Code cells are matched by source, in order; cells the edition drops (solutions) are
+    skipped. Widget views are dropped (they need the widget state of the page), their
+    text fallback is kept.
+    """
+    nb = build_notebook(md_path, edition=edition, root=root)
+    ran = [c for c in executed.cells if c.cell_type == "code"]
+    pos = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "setup" in cell.metadata.get("tags", []):
+            continue
+        match = next((i for i in range(pos, len(ran)) if ran[i].source == cell.source), None)
+        if match is None:
+            continue
+        pos = match + 1
+        cell.execution_count = ran[match].get("execution_count")
+        outputs = []
+        for out in ran[match].get("outputs", []):
+            data = out.get("data")
+            if data is not None and "application/vnd.jupyter.widget-view+json" in data:
+                out = copy.deepcopy(out)
+                del out["data"]["application/vnd.jupyter.widget-view+json"]
+                if not out["data"]:
+                    continue
+            outputs.append(out)
+        cell.outputs = outputs
+    return nbformat.writes(nb) + "\n"
+
+
+def student_config(out: Path, root: Path = ROOT) -> Path:
+    """Write the student edition's ``_config.yml``: no solutions, student notebooks, shared cache."""
+    config = load_config(root)
+    config["title"] = f"{config['title']} (student edition)"
+    config["sphinx"]["config"]["ib_edition"] = "student"
+    config["repository"]["path_to_book"] = "student"  # launch buttons open student/book/...ipynb
+    config.setdefault("execute", {})["cache"] = str(root / "_build" / ".jupyter_cache")
+    # paths in a config file outside the book root are read relative to that file
+    config["sphinx"]["local_extensions"] = {name: str(root / path)
+                                            for name, path in config["sphinx"]["local_extensions"].items()}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return out
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("sync", help="rewrite the paired notebooks")
-    sub.add_parser("check", help="fail if a paired notebook is out of date")
-    student = sub.add_parser("student", help="write the student edition of the book source")
+    sub.add_parser("sync", help="rewrite the generated notebooks")
+    sub.add_parser("check", help="fail if a generated notebook is out of date")
+    student = sub.add_parser("student-config", help="write the student edition's _config.yml")
     student.add_argument("out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "sync":
@@ -420,7 +476,7 @@ def main(argv=None) -> int:
         for path, diff in stale:
             print(f"{path.relative_to(ROOT)} is out of date with its .md; run `make notebooks`\n{diff}")
         return 1 if stale else 0
-    print(write_student_edition(args.out))
+    print(student_config(args.out))
     return 0
 
 

@@ -97,8 +97,23 @@ def _extract(pkg: Package, data: bytes, dest: Path) -> int:
     return count
 
 
+# The widget manager finds its icon fonts through the URL of its own AMD module, which
+# require.js would resolve against each page's folder; map the module path to our copy.
+WIDGET_PATHS_JS = """\
+// Written by tools/vendor.py: tell require.js where the vendored widget manager lives,
+// so that its fonts load from vendor/html-manager/ whatever the page's folder.
+(function () {
+  var src = document.currentScript.src;
+  var base = src.slice(0, src.lastIndexOf("/") + 1);
+  require.config({paths: {"@jupyter-widgets/html-manager/dist": base + "html-manager"}});
+})();
+"""
+
+
 def stamp() -> str:
-    return "\n".join(f"{p.name}@{p.version} {p.integrity}" for p in PACKAGES) + "\n"
+    lines = [f"{p.name}@{p.version} {p.integrity}" for p in PACKAGES]
+    lines.append(hashlib.sha256(WIDGET_PATHS_JS.encode()).hexdigest())
+    return "\n".join(lines) + "\n"
 
 
 def vendor(dest: Path = DEST) -> bool:
@@ -112,6 +127,7 @@ def vendor(dest: Path = DEST) -> bool:
     for pkg in PACKAGES:
         n = _extract(pkg, _fetch(pkg), dest)
         print(f"vendored {pkg.name}@{pkg.version}: {n} files")
+    (dest / "widget-paths.js").write_text(WIDGET_PATHS_JS)
     marker.write_text(stamp())
     return True
 

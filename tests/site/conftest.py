@@ -10,12 +10,23 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session")
-def site() -> Path:
-    folder = os.environ.get("IB_SITE")
+def _built(variable: str, make_target: str) -> Path:
+    folder = os.environ.get(variable)
     if not folder:
-        pytest.skip("set IB_SITE to the built site (make site-check does)")
+        pytest.skip(f"set {variable} to the built site (make site-check does)")
     path = (ROOT / folder).resolve()
     if not (path / "index.html").exists():
-        pytest.fail(f"IB_SITE={folder} holds no built site; run `make book` first")
+        pytest.fail(f"{variable}={folder} holds no built site; run `make {make_target}` first")
     return path
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The instructor edition (``IB_SITE``, normally _build/html)."""
+    return _built("IB_SITE", "book")
+
+
+@pytest.fixture(scope="session")
+def student_site() -> Path:
+    """The student edition (``IB_STUDENT_SITE``, normally _build/student)."""
+    return _built("IB_STUDENT_SITE", "student")

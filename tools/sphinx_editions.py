@@ -1,0 +1,79 @@
+"""Sphinx extension: the instructor and student editions of the book, and launchable downloads.
+
+Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
+
+* the config value ``ib_edition`` (``"instructor"`` by default). In the
+  ``"student"`` edition every exercise solution is removed from the pages.
+  sphinx-exercise's own ``hide_solutions`` crashes on gated solutions
+  (sphinx-exercise#89), so we drop the solution nodes after sphinx-exercise has
+  merged each gated solution into one node;
+* at the end of the build, the chapter downloads in ``_sources/``: the
+  ``.ipynb`` becomes the launchable notebook of the edition (plain Markdown,
+  set-up cell) *with the outputs of this build*, and in the student edition
+  the ``.md`` source loses its solutions too.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tools import notebooks as nbtools  # noqa: E402
+
+logger = logging.getLogger(__name__)
+EDITIONS = ("instructor", "student")
+
+
+class RemoveSolutions(SphinxTransform):
+    """Drop every solution node in the student edition (after the gated ones are merged)."""
+
+    default_priority = 500  # sphinx-exercise merges gated solutions at priority 10
+
+    def apply(self):
+        if self.config.ib_edition != "student":
+            return
+        from sphinx_exercise.nodes import solution_end_node, solution_node, solution_start_node
+
+        for cls in (solution_node, solution_start_node, solution_end_node):
+            for node in list(self.document.findall(cls)):
+                node.parent.remove(node)
+
+
+def _check_edition(app, config):
+    if config.ib_edition not in EDITIONS:
+        raise ValueError(f"ib_edition must be one of {EDITIONS}, got {config.ib_edition!r}")
+
+
+def write_downloads(app, exception):
+    """Replace the chapter downloads in ``_sources`` by the edition's launchable files."""
+    if exception is not None or app.builder.format != "html":
+        return
+    edition = app.config.ib_edition
+    sources = Path(app.outdir) / "_sources"
+    root = Path(app.srcdir)
+    cache = Path(app.env.mystnb_config.execution_cache_path)
+    for md in nbtools.chapters(root):
+        rel = md.relative_to(root)
+        download = sources / rel.with_suffix(".ipynb")
+        try:
+            executed = nbtools.executed_from_cache(md, cache)
+        except KeyError:
+            logger.warning(f"{rel}: no executed copy in {cache} to offer for download", type="ib_editions")
+            continue
+        download.parent.mkdir(parents=True, exist_ok=True)
+        download.write_text(nbtools.executed_notebook_text(md, executed, edition=edition, root=root),
+                            encoding="utf-8")
+        copied = sources / rel
+        if edition == "student" and copied.exists():
+            copied.write_text(nbtools.strip_solutions(md.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def setup(app):
+    app.add_config_value("ib_edition", "instructor", "env", types=[str])
+    app.connect("config-inited", _check_edition)
+    app.add_transform(RemoveSolutions)
+    app.connect("build-finished", write_downloads)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
