@@ -216,7 +216,7 @@ def sweep(
     bar = progress_bar(total=len(jobs), initial=len(jobs) - len(todo),
                        desc=desc or getattr(trial, "__name__", "sweep"), enabled=progress)
     with contextlib.ExitStack() as stack:
-        if n_jobs == 1 and backend is None:
+        if not todo or (n_jobs == 1 and backend is None):  # nothing to farm out
             computed = (_run_one(trial, *jobs[i], seed) for i in todo)
         else:
             if backend is not None:  # e.g. "dask": registered lazily by parallel_config

@@ -49,6 +49,13 @@ def test_processes_give_the_same_table_as_serial():
     assert np.array_equal(serial, parallel)
 
 
+def test_fully_cached_sweep_starts_no_workers(tmp_path, recwarn):
+    sweep(noisy_product, {"a": [1], "b": [1.0]}, trials=2, n_jobs=2, cache=tmp_path, progress=False)
+    again = sweep(noisy_product, {"a": [1], "b": [1.0]}, trials=2, n_jobs=2, cache=tmp_path, progress=False)
+    assert len(again) == 2
+    assert not [w for w in recwarn if "tasks" in str(w.message)], "no joblib warning when nothing runs"
+
+
 def test_cache_serves_repeated_calls(tmp_path):
     CALLS.clear()
     first = sweep(counted, {"a": [1, 2]}, trials=2, n_jobs=1, cache=tmp_path, progress=False)
