@@ -58,28 +58,31 @@ Modules
 :mod:`.reduced`    exact 2p*+1 reduction for isotropic starts
 :mod:`.sgd`        blocked one-pass SGD simulator and its step-by-step reference
 :mod:`.init`       teachers, students and ODE initial conditions
-:mod:`.phases`     plateau, escape time, late-time fits, multi-seed sweeps
+:mod:`.phases`     plateau, escape time, late-time laws and fits
 :mod:`.symmetry`   conserved frame, closest zero-loss solution
+:mod:`.experiments` trials over seeds: escape times, SGD against the ODEs, frame drift
 :mod:`.hessian`    analytic Hessian, spectra at the reference points
 """
+from .experiments import (SGDODEComparison, escape_times, ode_escape_trial, sgd_escape_times,
+                          sgd_escape_trial, sgd_frame_drifts, sgd_frame_trial, sgd_ode_comparison,
+                          sgd_ode_gap_trial, sgd_ode_gaps)
 from .hessian import (critical_point, group_spectrum, hessian_spectrum_table, population_gradient,
-                      population_hessian)
+                      population_hessian, teacher_directions, zero_mode_directions)
 from .init import initial_overlaps, orthonormal_teacher, random_frame, random_init
 from .odes import alpha_grid, integrate_odes, ode_rhs
-from .overlaps import error_first_moments, overlaps, phi_matrix, population_risk
-from .phases import (DecayFit, escape_time, escape_time_law, escape_times, fit_decay,
-                     late_time_law, linear_escape_overlap, norm_learning_overlap,
-                     ode_escape_trial, plateau_overlap, plateau_risk, sgd_escape_times,
-                     sgd_escape_trial)
+from .overlaps import (error_first_moments, monte_carlo_risk, overlaps, phi_matrix, population_risk,
+                       validated_weights)
+from .phases import (DecayFit, escape_time, escape_time_law, fit_decay, late_time_law,
+                     linear_escape_overlap, norm_learning_overlap, plateau_overlap, plateau_risk)
 from .reduced import ReducedTrajectory, integrate_reduced, reduce_overlaps, reduced_escape_time
 from .sgd import SGDTrajectory, default_block, sgd_one_pass, sgd_one_pass_reference
-from .symmetry import (closest_zero_loss_solution, closest_zero_loss_weights, conserved_frame,
-                       frame_drift)
+from .symmetry import closest_zero_loss_solution, closest_zero_loss_weights, conserved_frame, frame_drift
 from .trajectory import Trajectory
 
 __all__ = [
     # overlaps and risk
-    "overlaps", "population_risk", "error_first_moments", "phi_matrix",
+    "overlaps", "population_risk", "error_first_moments", "phi_matrix", "monte_carlo_risk",
+    "validated_weights",
     # ODEs
     "alpha_grid", "ode_rhs", "integrate_odes", "Trajectory",
     "reduce_overlaps", "integrate_reduced", "reduced_escape_time", "ReducedTrajectory",
@@ -90,10 +93,13 @@ __all__ = [
     # phases
     "plateau_overlap", "plateau_risk", "norm_learning_overlap", "linear_escape_overlap",
     "escape_time", "escape_time_law", "late_time_law", "DecayFit", "fit_decay",
-    "ode_escape_trial", "escape_times", "sgd_escape_trial", "sgd_escape_times",
     # symmetry
     "conserved_frame", "frame_drift", "closest_zero_loss_solution", "closest_zero_loss_weights",
+    # experiments (trials for ibcore.sweep, and their multi-seed wrappers)
+    "ode_escape_trial", "escape_times", "sgd_escape_trial", "sgd_escape_times",
+    "SGDODEComparison", "sgd_ode_comparison", "sgd_ode_gap_trial", "sgd_ode_gaps",
+    "sgd_frame_trial", "sgd_frame_drifts",
     # Hessian
     "population_gradient", "population_hessian", "group_spectrum", "critical_point",
-    "hessian_spectrum_table",
+    "hessian_spectrum_table", "teacher_directions", "zero_mode_directions",
 ]

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._validation import as_generator, finite_array, positive_int
 from .init import _orthonormal_columns, random_frame
+from .overlaps import validated_weights
 
 __all__ = [
     "population_gradient",
@@ -33,18 +34,12 @@ __all__ = [
     "group_spectrum",
     "critical_point",
     "hessian_spectrum_table",
+    "teacher_directions",
+    "zero_mode_directions",
 ]
 
 #: Largest p·N for which the dense Hessian is built (a 8000² matrix is 512 MB).
 MAX_HESSIAN_SIZE = 8000
-
-
-def _weights(W, W_star):
-    W = finite_array("W", W, ndim=2)
-    W_star = finite_array("W_star", W_star, ndim=2)
-    if W_star.shape[1] != W.shape[1]:
-        raise ValueError(f"W_star must have N = {W.shape[1]} columns like W, got shape {W_star.shape}")
-    return W, W_star
 
 
 def _scale(wrt, N):
@@ -66,7 +61,7 @@ def population_gradient(W, W_star, *, wrt="U"):
         Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
         the raw W (the gradient is then divided by :math:`\\sqrt N`).
     """
-    W, W_star = _weights(W, W_star)
+    W, W_star = validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
     _scale(wrt, N)
@@ -100,7 +95,7 @@ def population_hessian(W, W_star, *, wrt="U"):
     -------
     ndarray, shape (p*N, p*N), symmetric, row-major flattening of the weights.
     """
-    W, W_star = _weights(W, W_star)
+    W, W_star = validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
     scale = _scale(wrt, N)
@@ -238,3 +233,108 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
             values.append(v)
             mults.append(m)
     return np.array(values), np.array(mults, dtype=int)
+
+
+def _orthonormal_rows(A, rank_tol=1e-10):
+    """Orthonormal basis (as rows) of the row space of A, dropping directions below ``rank_tol``."""
+    _, s, Vt = np.linalg.svd(A, full_matrices=False)
+    keep = s > rank_tol * max(1.0, s[0] if s.size else 0.0)
+    return Vt[keep]
+
+
+def _teacher_complement(W_star):
+    """Orthonormal bases of the teacher span (rows, p* × N) and of its complement ((N - p*) × N)."""
+    _, _, Vt = np.linalg.svd(W_star, full_matrices=True)
+    k = int(np.linalg.matrix_rank(W_star))
+    return Vt[:k], Vt[k:]
+
+
+def teacher_directions(p, W_star):
+    """Perturbations of the student whose rows lie in the teacher span.
+
+    The directions :math:`E = e_i\\,v_k^T` (student row i, unit vector
+    :math:`v_k` of the teacher span), :math:`pp^*` of them. At the plateau
+    (:math:`R = 0`, :math:`Q = \\bar QI`) they are the Hessian eigenvectors of
+    eigenvalue :math:`-4/(pp^*)`, i.e. the **escape directions**; at zero
+    weights those of :math:`-\\frac2p(1+\\frac2{p^*})` [D].
+
+    Parameters
+    ----------
+    p : int
+        Student width.
+    W_star : array_like, shape (p_star, N)
+        Teacher weights (full row rank).
+
+    Returns
+    -------
+    ndarray, shape (p * p_star, p * N)
+        Orthonormal rows, in the row-major flattening of
+        :func:`population_hessian`.
+    """
+    p = positive_int("p", p)
+    W_star = finite_array("W_star", W_star, ndim=2)
+    span, _ = _teacher_complement(W_star)
+    if span.shape[0] < W_star.shape[0]:
+        raise ValueError("W_star must have full row rank")
+    return np.kron(np.eye(p), span)
+
+
+def zero_mode_directions(W, W_star):
+    """The two kinds of flat directions of the Hessian on the zero-loss manifold.
+
+    At :math:`W = \\sqrt{p/p^*}\\,SW^*` (:math:`S^TS = I`, :math:`T = I`) the
+    Hessian null space splits into [D]
+
+    * ``tangent``: :math:`E = \\Omega W` with Ω antisymmetric (p × p), the
+      tangent space of the manifold, i.e. of the orbit of the rotational
+      symmetry :math:`W\\to OW`; dimension :math:`pp^* - p^*(p^*+1)/2`. The loss
+      is exactly zero along the orbit :math:`e^{t\\Omega}W`.
+    * ``marginal``: :math:`E = S_\\perp C` with :math:`S_\\perp` the
+      :math:`p - p^*` directions of :math:`\\mathbb R^p` orthogonal to S and the
+      rows of C orthogonal to the teacher span; dimension
+      :math:`(p-p^*)(N-p^*)`. These leave the manifold, but the loss grows
+      only quartically along them: for a unit rank-one E,
+      :math:`\\epsilon_g(U + tE) = \\frac{3}{2p^2}t^4` exactly (in normalised
+      weights :math:`U = W/\\sqrt N`). Absent when :math:`p = p^*`.
+
+    Parameters
+    ----------
+    W : array_like, shape (p, N)
+        A point of the zero-loss manifold (e.g. :func:`critical_point` with
+        ``"zero_loss"``); checked to have zero risk.
+    W_star : array_like, shape (p_star, N)
+        Orthonormal teacher (:math:`W^*W^{*T}/N = I`).
+
+    Returns
+    -------
+    tangent : ndarray, shape (p p* - p*(p*+1)/2, p N)
+    marginal : ndarray, shape ((p - p*)(N - p*), p N)
+        Orthonormal rows (row-major flattening of :func:`population_hessian`),
+        mutually orthogonal.
+    """
+    from .overlaps import overlaps, population_risk
+    from .symmetry import conserved_frame
+
+    W, W_star = validated_weights(W, W_star)
+    p, N = W.shape
+    p_star = W_star.shape[0]
+    if p < p_star:
+        raise ValueError(f"W must have p >= p_star = {p_star} rows on the zero-loss manifold, got p = {p}")
+    Q, R, T = overlaps(W, W_star)
+    if not np.allclose(T, np.eye(p_star), atol=1e-10):
+        raise ValueError("W_star must be an orthonormal teacher (W_star W_star^T / N = I)")
+    if abs(population_risk(Q, R, T)) > 1e-10:
+        raise ValueError("W must lie on the zero-loss manifold (population risk 0)")
+    rotations = []
+    for a in range(p):
+        for b in range(a + 1, p):
+            Omega = np.zeros((p, p))
+            Omega[a, b], Omega[b, a] = 1.0, -1.0
+            rotations.append((Omega @ W).ravel())
+    tangent = _orthonormal_rows(np.array(rotations)) if rotations else np.zeros((0, p * N))
+    S = conserved_frame(R)
+    U_full, _, _ = np.linalg.svd(S, full_matrices=True)
+    S_perp = U_full[:, p_star:]
+    _, complement = _teacher_complement(W_star)
+    marginal = np.einsum("ij,mn->jmin", S_perp, complement).reshape(-1, p * N)
+    return tangent, marginal

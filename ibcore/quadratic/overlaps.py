@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import finite_array, nonnegative_float
+from .._validation import as_generator, finite_array, nonnegative_float, positive_int
 
 __all__ = [
     "overlaps",
     "population_risk",
     "error_first_moments",
     "phi_matrix",
+    "monte_carlo_risk",
+    "validated_weights",
 ]
 
 
@@ -48,13 +50,22 @@ def overlaps(W, W_star):
     T : ndarray, shape (p_star, p_star)
         :math:`T = W^* W^{*T} / N`.
     """
-    W = finite_array("W", W, ndim=2)
+    W, W_star = validated_weights(W, W_star)
+    N = W.shape[1]
+    return W @ W.T / N, W @ W_star.T / N, W_star @ W_star.T / N
+
+
+def validated_weights(W, W_star, *, name="W"):
+    """Check student and teacher weights: finite, 2-d, the same input dimension N.
+
+    ``name`` is the student parameter's name in error messages (``"W"`` or ``"W0"``).
+    """
+    W = finite_array(name, W, ndim=2)
     W_star = finite_array("W_star", W_star, ndim=2)
     if W_star.shape[1] != W.shape[1]:
         raise ValueError(
-            f"W_star must have N = {W.shape[1]} columns like W, got shape {W_star.shape}")
-    N = W.shape[1]
-    return W @ W.T / N, W @ W_star.T / N, W_star @ W_star.T / N
+            f"W_star must have N = {W.shape[1]} columns like {name}, got shape {W_star.shape}")
+    return W, W_star
 
 
 def _check_overlaps(Q, R, T):
@@ -187,3 +198,55 @@ def phi_matrix(Q, R, T=None, noise=0.0):
                           np.sum(T * T.T), p, p_star, noise)
     return (c[0] * Q + c[1] * RRt + c[2] * (R @ T @ R.T) + c[3] * QQ
             + c[4] * (X + X.T) + c[5] * (QQ @ Q))
+
+
+def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000):
+    """Monte Carlo estimate of the population risk :math:`\\tfrac12E[(\\hat y - y)^2]` on fresh inputs.
+
+    The empirical counterpart of the closed form
+    :func:`~ibcore.quadratic.overlaps.population_risk`: draws
+    :math:`x\\sim\\mathcal N(0, I_N)`, evaluates student and teacher (and label
+    noise of variance Δ) and averages the loss.
+
+    Parameters
+    ----------
+    W : array_like, shape (p, N)
+        Student weights.
+    W_star : array_like, shape (p_star, N)
+        Teacher weights.
+    n_samples : int
+        Number of fresh inputs.
+    noise : float
+        Label-noise variance Δ.
+    rng : None, int or numpy.random.Generator
+    batch : int
+        Inputs drawn at once (memory ``batch × N`` doubles).
+
+    Returns
+    -------
+    mean : float
+        The estimate.
+    stderr : float
+        Its standard error (sample standard deviation of the loss / √n).
+    """
+    W, W_star = validated_weights(W, W_star)
+    n_samples = positive_int("n_samples", n_samples)
+    noise = nonnegative_float("noise", noise)
+    batch = positive_int("batch", batch)
+    rng = as_generator(rng)
+    p, N = W.shape
+    p_star = W_star.shape[0]
+    WW = np.vstack([W, W_star]) / np.sqrt(N)
+    total = total_sq = 0.0
+    for start in range(0, n_samples, batch):
+        b = min(batch, n_samples - start)
+        LV = rng.standard_normal((b, N)) @ WW.T
+        err = np.sum(LV[:, :p] ** 2, axis=1) / p - np.sum(LV[:, p:] ** 2, axis=1) / p_star
+        if noise:
+            err -= np.sqrt(noise) * rng.standard_normal(b)
+        loss = 0.5 * err * err
+        total += float(loss.sum())
+        total_sq += float(np.dot(loss, loss))
+    mean = total / n_samples
+    var = max(total_sq / n_samples - mean * mean, 0.0)
+    return mean, float(np.sqrt(var / n_samples))

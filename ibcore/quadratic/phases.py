@@ -20,8 +20,8 @@ checked numerically here; [V] from the paper's abstract; [I] our reading.
   :math:`\\epsilon_g\\simeq\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for
   :math:`p > p^*` (:func:`late_time_law`, :func:`fit_decay`).
 
-Multi-seed helpers (:func:`escape_times`, :func:`sgd_escape_times`) run a
-module-level trial through :func:`ibcore.sweep.sweep`.
+The experiments built on these laws (escape times over many draws, SGD
+against the ODEs) are in :mod:`ibcore.quadratic.experiments`.
 """
 from __future__ import annotations
 
@@ -41,10 +41,6 @@ __all__ = [
     "late_time_law",
     "DecayFit",
     "fit_decay",
-    "ode_escape_trial",
-    "escape_times",
-    "sgd_escape_trial",
-    "sgd_escape_times",
 ]
 
 
@@ -275,136 +271,3 @@ def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
     slope, intercept = np.polyfit(x, y, 1)
     return DecayFit(kind=kind, value=float(-slope), prefactor=float(np.exp(intercept)),
                     n_points=int(mask.sum()))
-
-
-# ---------------------------------------------------------------------------
-# Multi-seed escape-time helpers (module-level trials for ibcore.sweep.sweep)
-# ---------------------------------------------------------------------------
-
-def ode_escape_trial(p, p_star, N, lr=1.0, second_order=False, q0=1.0, fraction=0.5, t_max=None, *,
-                     rng):
-    """One ODE escape time from a random isotropic start (trial for :func:`ibcore.sweep.sweep`).
-
-    Draws :math:`R(0)\\sim\\mathcal N(0, q_0/N)`, :math:`Q(0) = q_0 I`, and
-    integrates the exact reduced system (:mod:`~ibcore.quadratic.reduced`)
-    until the risk falls below ``fraction`` × the plateau risk.
-
-    Parameters
-    ----------
-    p, p_star, N : int
-    lr : float
-        Learning rate; sets :math:`\\alpha = (p/\\gamma)t'` and, with
-        ``second_order``, the weight of the γ² term.
-    second_order : bool
-        Include the γ² term (default: gradient flow, for which
-        :math:`t'_{esc}` does not depend on γ).
-    q0, fraction : float
-    t_max : float, optional
-        Give up at this :math:`t'`; default :math:`p^*\\ln N + 20`.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    dict
-        ``t_esc`` (in :math:`t'`), ``alpha_esc``, ``r_min`` and ``r_max``
-        (extreme singular values of :math:`\\sqrt{N/q_0}\\,R(0)`).
-    """
-    from .init import initial_overlaps
-    from .reduced import reduced_escape_time
-
-    Q0, R0, _ = initial_overlaps(p, p_star, N, q0=q0, rng=rng)
-    t_max = p_star * np.log(N) + 20.0 if t_max is None else t_max
-    t_esc = reduced_escape_time(Q0, R0, lr=lr, second_order=bool(second_order),
-                                fraction=fraction, t_max=t_max)
-    sv = np.linalg.svd(R0 * np.sqrt(N / q0), compute_uv=False)
-    return {"t_esc": t_esc, "alpha_esc": t_esc * p / lr,
-            "r_min": float(sv.min()), "r_max": float(sv.max())}
-
-
-def escape_times(p, p_star, N, *, trials=20, lr=1.0, second_order=False, q0=1.0, fraction=0.5,
-                 **sweep_options):
-    """ODE escape times over random :math:`R(0)` draws, for every combination of p, p*, N.
-
-    Thin wrapper around :func:`ibcore.sweep.sweep` with :func:`ode_escape_trial`.
-
-    Parameters
-    ----------
-    p, p_star, N : int or sequence of int
-        Grid values (scalars are promoted to one-element lists).
-    trials : int
-        Draws of :math:`R(0)` per grid point.
-    lr, second_order, q0, fraction
-        See :func:`ode_escape_trial`.
-    **sweep_options
-        ``seed``, ``n_jobs``, ``backend``, ``cache``, ``progress``: passed to
-        :func:`~ibcore.sweep.sweep`, with its defaults.
-
-    Returns
-    -------
-    numpy structured array
-        Columns ``p, p_star, N, lr, second_order, q0, fraction, trial, t_esc, alpha_esc,
-        r_min, r_max``.
-    """
-    from ..sweep import sweep
-
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N),
-            "lr": [lr], "second_order": [bool(second_order)], "q0": [q0], "fraction": [fraction]}
-    sweep_options.setdefault("desc", "ODE escape times")
-    return sweep(ode_escape_trial, grid, trials=trials, **sweep_options)
-
-
-def sgd_escape_trial(p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None, *, rng):
-    """Escape time of one SGD run from a random start, and of the ODE from the same overlaps.
-
-    The SGD risk is recorded ten times per unit of :math:`\\alpha` and the run
-    stops once it is below ``fraction`` × the (γ²-shifted) plateau risk. The
-    ODE (with the γ² term) starts from the run's exact finite-N
-    :math:`(Q(0), R(0))`.
-
-    Returns
-    -------
-    dict
-        ``t_esc_sgd``, ``t_esc_ode`` (in :math:`t'`).
-    """
-    from .init import random_init
-    from .odes import integrate_odes
-    from .overlaps import overlaps
-    from .sgd import sgd_one_pass
-
-    W0, W_star = random_init(p, p_star, N, q0=q0, rng=rng)
-    level = fraction * plateau_risk(p, p_star, lr=lr)
-    t_max = p_star * np.log(N) + 10.0 if t_max is None else t_max
-    steps = int(np.ceil(t_max * p / lr * N))
-    run = sgd_one_pass(W0, W_star, lr=lr, steps=steps, rng=rng, record_every=max(1, N // 10),
-                       stop_below=level)
-    Q0, R0, T = overlaps(W0, W_star)
-    ode = integrate_odes(Q0, R0, T, lr=lr, alpha_max=t_max * p / lr, grid="linear",
-                         n_points=int(20 * t_max) + 1)
-    ref = plateau_risk(p, p_star, lr=lr)
-    return {"t_esc_sgd": escape_time(run.t_prime, run.risk, ref, fraction=fraction),
-            "t_esc_ode": escape_time(ode.t_prime, ode.risk, ref, fraction=fraction)}
-
-
-def sgd_escape_times(p, p_star, N, lr, *, trials=10, q0=1.0, fraction=0.5, **sweep_options):
-    """SGD and ODE escape times over seeds (wrapper of :func:`ibcore.sweep.sweep` with :func:`sgd_escape_trial`).
-
-    Each trial draws a new teacher, student and SGD input stream. Slow for
-    large N: one run costs about :math:`p\\,t'_{esc}N^2/\\gamma` Gaussian draws.
-    ``sweep_options`` (``seed``, ``n_jobs``, ``backend``, ``cache``,
-    ``progress``) go to :func:`~ibcore.sweep.sweep`.
-
-    Returns
-    -------
-    numpy structured array
-        Columns ``p, p_star, N, lr, q0, fraction, trial, t_esc_sgd, t_esc_ode``.
-    """
-    from ..sweep import sweep
-
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N), "lr": _as_list(lr),
-            "q0": [q0], "fraction": [fraction]}
-    sweep_options.setdefault("desc", "SGD escape times")
-    return sweep(sgd_escape_trial, grid, trials=trials, **sweep_options)
-
-
-def _as_list(v):
-    return list(v) if np.ndim(v) else [v]

@@ -36,9 +36,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import (DivergenceError, as_generator, finite_array, nonnegative_float,
-                           positive_float, positive_int)
-from .overlaps import population_risk
+from .._validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
+from .overlaps import population_risk, validated_weights
 from .trajectory import Trajectory
 
 __all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference", "default_block"]
@@ -65,11 +64,7 @@ def default_block(N):
 
 
 def _check_sgd_args(W0, W_star, lr, steps, noise, record_every, record_steps, blowup):
-    W0 = finite_array("W0", W0, ndim=2)
-    W_star = finite_array("W_star", W_star, ndim=2)
-    if W_star.shape[1] != W0.shape[1]:
-        raise ValueError(
-            f"W_star must have N = {W0.shape[1]} columns like W0, got shape {W_star.shape}")
+    W0, W_star = validated_weights(W0, W_star, name="W0")
     lr = positive_float("lr", lr)
     steps = positive_int("steps", steps)
     noise = nonnegative_float("noise", noise)

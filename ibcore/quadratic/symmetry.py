@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import finite_array
+from .overlaps import validated_weights
 
 __all__ = [
     "conserved_frame",
@@ -115,11 +116,7 @@ def closest_zero_loss_weights(W0, W_star):
     -------
     ndarray, shape (p, N)
     """
-    W0 = finite_array("W0", W0, ndim=2)
-    W_star = finite_array("W_star", W_star, ndim=2)
-    if W_star.shape[1] != W0.shape[1]:
-        raise ValueError(
-            f"W_star must have N = {W0.shape[1]} columns like W0, got shape {W_star.shape}")
+    W0, W_star = validated_weights(W0, W_star, name="W0")
     p, N = W0.shape
     p_star = W_star.shape[0]
     S = conserved_frame(W0 @ W_star.T / N)

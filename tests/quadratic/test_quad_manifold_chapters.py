@@ -1,0 +1,102 @@
+"""Helpers of the Part II chapters on the manifold and the landscape (04_manifold, 05_landscape)."""
+import numpy as np
+import pytest
+from scipy.linalg import expm
+
+import ibcore.quadratic as q
+
+
+# ---------------------------------------------------------------------------
+# Frame drift of SGD (experiments.sgd_frame_trial / sgd_frame_drifts)
+# ---------------------------------------------------------------------------
+
+def test_sgd_frame_trial_keys_and_informative_start():
+    rec = q.sgd_frame_trial(3, 2, 200, 0.15, t_max=2.0, informative=0.6, rng=np.random.default_rng(0))
+    assert set(rec) == {"t_esc", "s_min", "drift_start", "drift_escape", "drift_after", "risk_end"}
+    # an O(1) overlap: no plateau, S moves by O(N^-1/2) only, and the run converges
+    assert rec["t_esc"] < 1.0
+    assert rec["drift_start"] < 0.25
+    assert rec["drift_after"] >= rec["drift_escape"]
+    assert rec["risk_end"] < 0.05
+
+
+def test_sgd_frame_drifts_random_start_moves_the_frame_before_escape():
+    table = q.sgd_frame_drifts(3, 2, 200, 0.15, trials=6, t_max=3.0, n_jobs=1, cache=False,
+                               progress=False)
+    assert table.shape == (6,)
+    assert set(table.dtype.names) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}
+    assert np.all(np.isfinite(table["t_esc"]))
+    # the frame is scrambled on the plateau, not after the escape (notes §5, §9.13)
+    assert np.mean(table["drift_start"]) > 3 * np.mean(table["drift_after"])
+    assert np.all(table["drift_after"] < 0.2)
+    again = q.sgd_frame_drifts(3, 2, 200, 0.15, trials=6, t_max=3.0, n_jobs=1, cache=False,
+                               progress=False)
+    np.testing.assert_array_equal(table["drift_start"], again["drift_start"])
+
+
+def test_sgd_frame_trial_validation():
+    with pytest.raises(ValueError, match="^p must be >= p_star"):
+        q.sgd_frame_trial(1, 2, 50, 0.1, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="^t_max "):
+        q.sgd_frame_trial(2, 1, 50, 0.1, t_max=0.0, rng=np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------
+# Special directions of the Hessian (hessian.teacher_directions / zero_mode_directions)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (4, 1, 8), (2, 2, 7)])
+def test_teacher_directions_are_the_negative_eigenvectors(p, p_star, N):
+    W, W_star = q.critical_point("plateau", p, p_star, N, rng=1)
+    D = q.teacher_directions(p, W_star)
+    assert D.shape == (p * p_star, p * N)
+    np.testing.assert_allclose(D @ D.T, np.eye(p * p_star), atol=1e-12)
+    H = q.population_hessian(W, W_star)
+    np.testing.assert_allclose(D @ H, -4.0 / (p * p_star) * D, atol=1e-12)   # escape directions
+    # ... and they are the whole negative eigenspace
+    assert np.sum(np.linalg.eigvalsh(H) < -1e-9) == p * p_star
+    W0, W_star = q.critical_point("zero", p, p_star, N, rng=1)
+    D = q.teacher_directions(p, W_star)
+    H0 = q.population_hessian(W0, W_star)
+    np.testing.assert_allclose(D @ H0, -2.0 / p * (1 + 2.0 / p_star) * D, atol=1e-12)
+
+
+@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (5, 1, 8), (2, 2, 6), (4, 2, 10)])
+def test_zero_modes_split_into_tangent_and_marginal(p, p_star, N):
+    W, W_star = q.critical_point("zero_loss", p, p_star, N, rng=2)
+    tangent, marginal = q.zero_mode_directions(W, W_star)
+    assert tangent.shape == (p * p_star - p_star * (p_star + 1) // 2, p * N)
+    assert marginal.shape == ((p - p_star) * (N - p_star), p * N)
+    B = np.vstack([tangent, marginal])
+    np.testing.assert_allclose(B @ B.T, np.eye(B.shape[0]), atol=1e-12)
+    H = q.population_hessian(W, W_star)
+    assert np.abs(B @ H).max() < 1e-12
+    # together they span the whole null space of the Hessian
+    ev, V = np.linalg.eigh(H)
+    null = V[:, np.abs(ev) < 1e-8]
+    np.testing.assert_allclose(null @ null.T, B.T @ B, atol=1e-10)
+
+
+def test_loss_along_zero_modes():
+    p, p_star, N = 4, 2, 10
+    W, W_star = q.critical_point("zero_loss", p, p_star, N, rng=3)
+    tangent, marginal = q.zero_mode_directions(W, W_star)
+    risk = lambda V: q.population_risk(*q.overlaps(V, W_star))  # noqa: E731
+    # a marginal direction: exactly quartic, eps(U + tE) = 3 t^4 / (2 p^2) in U = W / sqrt(N)
+    E = marginal[0].reshape(p, N) * np.sqrt(N)
+    for t in (0.05, 0.3):
+        assert risk(W + t * E) == pytest.approx(1.5 * t**4 / p**2, rel=1e-8)
+    # the rotational orbit exp(t Omega) W stays at zero loss
+    Omega = np.zeros((p, p))
+    Omega[0, 1], Omega[1, 0] = 1.0, -1.0
+    assert abs(risk(expm(0.7 * Omega) @ W)) < 1e-13
+
+
+def test_zero_mode_directions_validation():
+    W, W_star = q.critical_point("plateau", 3, 2, 9, rng=0)
+    with pytest.raises(ValueError, match="zero-loss manifold"):
+        q.zero_mode_directions(W, W_star)
+    with pytest.raises(ValueError, match="^W must have p >= p_star"):
+        q.zero_mode_directions(W[:1], W_star)
+    with pytest.raises(ValueError, match="^p "):
+        q.teacher_directions(0, W_star)
