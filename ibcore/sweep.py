@@ -223,7 +223,8 @@ def sweep(
                 stack.enter_context(parallel_config(backend=backend))
             computed = Parallel(n_jobs=n_jobs, return_as="generator")(
                 delayed(_run_one)(trial, *jobs[i], seed) for i in todo)
-        for i, rec in zip(todo, computed):
+        # computed first: zip then pulls the generator to its end, so joblib finishes cleanly
+        for rec, i in zip(computed, todo):
             records[i] = rec
             if store:
                 store.put(*jobs[i], rec)
