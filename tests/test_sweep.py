@@ -49,6 +49,11 @@ def test_processes_give_the_same_table_as_serial():
     assert np.array_equal(serial, parallel)
 
 
+def test_cold_parallel_sweep_finishes_cleanly(tmp_path, recwarn):
+    sweep(noisy_product, {"a": [1, 2, 3], "b": [1.0]}, trials=3, n_jobs=2, cache=tmp_path, progress=False)
+    assert not [w for w in recwarn if "tasks" in str(w.message)], "joblib's generator must be consumed"
+
+
 def test_fully_cached_sweep_starts_no_workers(tmp_path, recwarn):
     sweep(noisy_product, {"a": [1], "b": [1.0]}, trials=2, n_jobs=2, cache=tmp_path, progress=False)
     again = sweep(noisy_product, {"a": [1], "b": [1.0]}, trials=2, n_jobs=2, cache=tmp_path, progress=False)
