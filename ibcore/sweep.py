@@ -30,7 +30,7 @@ import numpy as np
 
 from ._validation import positive_int
 
-__all__ = ["sweep", "default_cache_dir", "trial_seed"]
+__all__ = ["sweep", "sweep_trial", "default_cache_dir", "trial_seed"]
 
 
 def default_cache_dir() -> Path:
@@ -232,3 +232,30 @@ def sweep(
     bar.close()
     rows = [{**p, "trial": t, **rec} for (p, t), rec in zip(jobs, records)]
     return _as_table(rows)
+
+
+def sweep_trial(trial, grid, fixed=None, *, desc=None, **options) -> np.ndarray:
+    """:func:`sweep` of ``trial`` with the keywords in ``fixed`` held constant (as columns too).
+
+    Checks every grid and fixed name against ``trial``'s signature, so that a
+    typo raises instead of silently being passed on. ``None`` values in
+    ``fixed`` are left to the trial's defaults. The experiment wrappers of
+    :mod:`ibcore.relu` (``theorem2_sweep`` and friends) are built on it.
+    """
+    fixed = dict(fixed or {})
+    params = set(inspect.signature(trial).parameters) - {"rng"}
+    constant = {k: [v] for k, v in fixed.items() if v is not None}
+    points = [dict(p) for p in grid] if isinstance(grid, (list, tuple)) else None
+    names = set(fixed) | (set().union(*points) if points else set(grid))
+    unknown = names - params
+    if unknown:
+        raise ValueError(f"unknown {trial.__name__} parameter(s) {sorted(unknown)}; "
+                         f"expected some of {sorted(params)}")
+    if points is not None:
+        grid = [{**{k: v[0] for k, v in constant.items()}, **p} for p in points]
+    else:
+        overlap = set(fixed) & set(grid)
+        if overlap:
+            raise ValueError(f"parameter(s) {sorted(overlap)} given both in grid and as fixed keywords")
+        grid = {**grid, **constant}
+    return sweep(trial, grid, desc=desc or getattr(trial, "__name__", None), **options)

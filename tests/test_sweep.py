@@ -91,3 +91,14 @@ def test_dask_cluster_runs_the_same_sweep():
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         on_dask = sweep(noisy_product, grid, trials=2, backend="dask", cache=False, progress=False)
     assert np.array_equal(serial, on_dask)
+
+
+def test_sweep_trial_checks_names_and_fixes_keywords():
+    from ibcore.sweep import sweep_trial
+
+    table = sweep_trial(noisy_product, {"a": [1, 2]}, {"b": 3.0}, trials=1, n_jobs=1, cache=False, progress=False)
+    assert list(table["b"]) == [3.0, 3.0] and list(table["prod"]) == [3.0, 6.0]
+    with pytest.raises(ValueError, match="unknown noisy_product parameter"):
+        sweep_trial(noisy_product, {"a": [1]}, {"c": 1}, n_jobs=1, cache=False, progress=False)
+    with pytest.raises(ValueError, match="both in grid and as fixed"):
+        sweep_trial(noisy_product, {"a": [1], "b": [1.0]}, {"b": 2.0}, n_jobs=1, cache=False, progress=False)

@@ -13,7 +13,8 @@ solvers behind the chapters:
   :func:`positive_subset_least_squares`;
 * initialisation -- all-active, two-neuron, disjoint, Gaussian and tiny initialisations;
 * metrics    -- relative gap, pattern stabilisation step, re-activation counts;
-* experiments -- :func:`theorem2_trial`, :func:`theorem2_sweep`.
+* experiments -- :func:`theorem2_trial`, :func:`theorem2_sweep` (the gap),
+  :func:`one_neuron_trial`, :func:`one_neuron_sweep` (setting, one neuron).
 
 Notation: β = X w pre-activations ("predictions"), α data-span coefficients
 (w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n.  Where a
@@ -30,6 +31,8 @@ from .gram import *  # noqa: F401,F403
 from .initialisation import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from .min_norm import *  # noqa: F401,F403
+from . import neurons
+from .neurons import *  # noqa: F401,F403
 
 __all__ = [
     "DivergenceError",
@@ -39,5 +42,7 @@ __all__ = [
     *min_norm.__all__,   # min_norm_solution, positive_subset_least_squares
     *initialisation.__all__,  # initialisations
     *metrics.__all__,    # relative gap, stabilisation, re-activations
-    *experiments.__all__,  # theorem2_trial, theorem2_sweep
+    *experiments.__all__,  # theorem2_trial/sweep, one_neuron_trial/sweep, orthogonal_stabilisation_step
+    # multi-neuron experiments
+    *neurons.__all__,    # two-neuron, disjoint-init and bad-init trials and sweeps
 ]

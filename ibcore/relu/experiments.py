@@ -24,23 +24,29 @@ for power laws; the paper's exact conditions were not available to us.
 Every quantity is a function of K = X Xᵀ, so for large d the trial draws K
 directly (:func:`~ibcore.relu.gram.sample_gram`), at a cost independent of d
 for isotropic and spiked spectra.
+
+The one-neuron chapters (the setting, and Theorem 1 of the seed summaries)
+use :func:`one_neuron_trial` / :func:`one_neuron_sweep`: the same run on
+isotropic Gaussian or exactly orthogonal data (K = d·I), measured against w*
+and against least squares on the positive labels, with the activation-pattern
+statistics and the no-cross-talk reference :func:`orthogonal_stabilisation_step`.
 """
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import numpy as np
 
-from .._validation import as_generator, positive_float, positive_int
-from ..sweep import sweep
+from .._validation import as_generator, finite_array, positive_float, positive_int
+from ..sweep import sweep_trial
 from .features import Spectrum, sample_features
 from .gd import InactivePositiveWarning, gradient_descent, gradient_descent_gram, lr_from_contraction
 from .gram import sample_gram
 from .metrics import positive_residual, reactivation_count, relative_gap, relative_gap_gram, stabilisation_step
-from .min_norm import min_norm_solution, min_norm_solution_gram
+from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
 
-__all__ = ["theorem2_trial", "theorem2_sweep"]
+__all__ = ["theorem2_trial", "theorem2_sweep", "one_neuron_trial", "one_neuron_sweep",
+           "orthogonal_stabilisation_step"]
 
 METHODS = ("auto", "gram", "features")
 
@@ -127,9 +133,6 @@ def theorem2_trial(n, d, *, c=0.01, spectrum="isotropic", spectrum_param=None, m
     }
 
 
-_TRIAL_PARAMS = set(inspect.signature(theorem2_trial).parameters) - {"rng"}
-
-
 def theorem2_sweep(grid, *, trials=8, seed=0, n_jobs=-1, backend=None, cache=True, progress=True,
                    **fixed) -> np.ndarray:
     """Run :func:`theorem2_trial` over a grid with :func:`ibcore.sweep.sweep`; return a tidy table.
@@ -156,19 +159,166 @@ def theorem2_sweep(grid, *, trials=8, seed=0, n_jobs=-1, backend=None, cache=Tru
     >>> table = theorem2_sweep({"n": [20], "d": [10**4, 10**6]}, trials=4, c=0.01)  # doctest: +SKIP
     >>> np.median(table["gap_scaled"][table["d"] == 10**6])                         # doctest: +SKIP
     """
-    constant = {k: [v] for k, v in fixed.items() if v is not None}
-    points = [dict(p) for p in grid] if isinstance(grid, (list, tuple)) else None
-    names = set(fixed) | (set().union(*points) if points else set(grid))
-    unknown = names - _TRIAL_PARAMS
-    if unknown:
-        raise ValueError(f"unknown theorem2_trial parameter(s) {sorted(unknown)}; "
-                         f"expected some of {sorted(_TRIAL_PARAMS)}")
-    if points is not None:
-        grid = [{**{k: v[0] for k, v in constant.items()}, **p} for p in points]
-    else:
-        overlap = set(fixed) & set(grid)
-        if overlap:
-            raise ValueError(f"parameter(s) {sorted(overlap)} given both in grid and as fixed keywords")
-        grid = {**grid, **constant}
-    return sweep(theorem2_trial, grid, trials=trials, seed=seed, n_jobs=n_jobs, backend=backend,
-                 cache=cache, progress=progress, desc="theorem 2")
+    return sweep_trial(theorem2_trial, grid, fixed, desc="theorem 2", trials=trials, seed=seed, n_jobs=n_jobs,
+                     backend=backend, cache=cache, progress=progress)
+
+
+# ---------------------------------------------------------------------------
+# one neuron: the structure of w*, the orthogonal control, the activation pattern
+
+DATA = ("gaussian", "orthogonal")
+
+
+def orthogonal_stabilisation_step(y, c, *, scale=1.0) -> int:
+    """Step at which the activation pattern stops changing on exactly orthogonal data.
+
+    With K = d·I and pre-activations starting at β_i(0) = ``scale``, an active
+    example moves alone, β_t = y_i + (scale - y_i)(1 - c)^t.  A positive
+    label never crosses 0; a negative one switches off at the first t with
+    (1 - c)^t ≤ |y_i|/(scale + |y_i|) and never comes back, so the pattern
+    is final after
+
+        T_orth = max_{y_i < 0} ⌈ log(|y_i|/(scale + |y_i|)) / log(1 - c) ⌉
+
+    steps (0 when no label is negative).  This is the time the slowest
+    negative example needs, with no cross-talk at all.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels.
+    c : float
+        Per-example contraction, 0 < c < 1.
+    scale : float
+        Initial pre-activation b0 (1 for w0 = Xᵀ1/d).
+
+    Returns
+    -------
+    int
+    """
+    y = finite_array("y", y, ndim=1)
+    c = positive_float("c", c)
+    if c >= 1:
+        raise ValueError(f"c must lie in (0, 1) for the active examples to contract, got {c!r}")
+    scale = positive_float("scale", scale)
+    neg = -y[y < 0]
+    if neg.size == 0:
+        return 0
+    steps = np.log(neg / (scale + neg)) / np.log1p(-c)
+    return int(np.ceil(steps.max()))
+
+
+def one_neuron_trial(n, d, *, data="gaussian", c=0.01, scale=1.0, tol=1e-12, max_steps=100_000,
+                     rng=None) -> dict:
+    """One neuron, GD from the all-active init, compared with w* and with least squares on I₊.
+
+    The chapters on the setting and on one neuron (Theorem 1 of the seed
+    summaries) measure, on one draw of the data: the structure of the
+    min-norm solution w* (how many negative-label constraints are strictly
+    inactive), how far the GD limit is from w* and from the positive-subset
+    least-squares solution w_PLS, and how the activation pattern settles.
+
+    Setup (our reconstruction): labels y_i ~ U[-1, 1] (drawn first, as in
+    :func:`theorem2_trial`), w0 = scale · Xᵀ1/d, lr = c n / mean‖x_i‖², GD
+    run from the Gram matrix alone.  ``data="gaussian"`` draws K = X Xᵀ for
+    isotropic Gaussian features (:func:`~ibcore.relu.gram.sample_gram`);
+    ``data="orthogonal"`` uses K = d·I_n exactly, the Gram matrix of
+    :func:`~ibcore.relu.features.orthogonal_features` (the Boursier et al.
+    control).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and feature dimension (d ≥ n).
+    data : {"gaussian", "orthogonal"}
+    c : float
+        Per-example contraction (lr = c n / mean‖x‖²).
+    scale : float
+        Initial pre-activation b0.
+    tol, max_steps : float, int
+        Passed to :func:`~ibcore.relu.gd.gradient_descent_gram`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict of scalars
+        ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/d),
+        ``gap_over_c`` = gap/c, ``gap_to_pls`` = ‖w_GD - w_PLS‖/‖w_PLS‖,
+        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖, ``strictly_inactive`` (fraction
+        of the negative-label constraints with x_i·w* < 0), ``pls_violations``
+        (fraction of negative labels with x_i·w_PLS > 0, where w_PLS is not a
+        global minimiser), ``negatives_exactly_zero`` (every y_i < 0 ends
+        with σ(x_i·w_T) == 0.0 exactly), ``positives_always_active`` (no
+        y_i > 0 was ever inactive), ``positive_residual``, ``loss_excess``
+        (L(w_T) - L_min), ``steps``, ``converged``, ``stabilisation_step``,
+        ``orthogonal_stabilisation_step`` (:func:`orthogonal_stabilisation_step`
+        for these labels) and ``reactivations``.
+    """
+    n = positive_int("n", n)
+    d = positive_int("d", d)
+    if d < n:
+        raise ValueError(f"d must be at least n for linearly independent examples, got n={n}, d={d}")
+    if data not in DATA:
+        raise ValueError(f"data must be one of {DATA}, got {data!r}")
+    c = positive_float("c", c)
+    scale = positive_float("scale", scale)
+    rng = as_generator(rng)
+
+    y = rng.uniform(-1.0, 1.0, size=n)
+    K = sample_gram(n, d, rng=rng) if data == "gaussian" else float(d) * np.eye(n)
+    alpha0 = np.full(n, scale / d)  # w0 = scale · Xᵀ1/d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InactivePositiveWarning)
+        res = gradient_descent_gram(K, y, alpha0, lr=lr_from_contraction(c, K=K), tol=tol,
+                                    max_steps=max_steps, record_every=0)
+    star = min_norm_solution_gram(K, y)
+    pls = positive_subset_least_squares_gram(K, y)
+    pos, neg = y > 0, y < 0
+    zero = 1e-9 * np.abs(y).max()  # "strictly" negative/positive, above rounding of the dual solve
+    gap = relative_gap_gram(K, res.coef, star.nu)
+    return {
+        "gap": gap,
+        "gap_scaled": gap / float(np.sqrt(n / d)),
+        "gap_over_c": gap / c,
+        "gap_to_pls": relative_gap_gram(K, res.coef, pls.nu),
+        "pls_to_star": relative_gap_gram(K, pls.nu, star.nu),
+        "strictly_inactive": float(np.mean(star.beta[neg] < -zero)) if neg.any() else 0.0,
+        "pls_violations": float(np.mean(pls.beta[neg] > zero)) if neg.any() else 0.0,
+        "negatives_exactly_zero": bool(np.all(np.maximum(res.beta[neg], 0.0) == 0.0)),
+        "positives_always_active": bool(np.all(res.beta[pos] > 0) and np.all(res.last_change[pos] == 0)
+                                        and np.all(K[pos] @ alpha0 > 0)),
+        "positive_residual": positive_residual(res, y),
+        "loss_excess": res.loss - star.loss,
+        "steps": res.steps,
+        "converged": bool(res.converged),
+        "stabilisation_step": stabilisation_step(res),
+        "orthogonal_stabilisation_step": orthogonal_stabilisation_step(y, c, scale=scale),
+        "reactivations": reactivation_count(res),
+    }
+
+
+def one_neuron_sweep(grid, *, trials=8, seed=0, n_jobs=-1, backend=None, cache=True, progress=True,
+                     **fixed) -> np.ndarray:
+    """Run :func:`one_neuron_trial` over a grid with :func:`ibcore.sweep.sweep`; return a tidy table.
+
+    Parameters
+    ----------
+    grid : dict of sequences or list of dicts
+        Values of ``n``, ``d`` and of any other keyword of ``one_neuron_trial``
+        (``data``, ``c``, ``scale``, ``tol``, ``max_steps``).
+    trials, seed, n_jobs, backend, cache, progress, **fixed
+        As in :func:`theorem2_sweep`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One row per (grid point, trial): the parameters, ``trial`` and the keys of
+        ``one_neuron_trial``.
+
+    Examples
+    --------
+    >>> table = one_neuron_sweep({"n": [20], "c": [0.1, 0.01]}, d=10**4, data="orthogonal")  # doctest: +SKIP
+    >>> np.median(table["gap_over_c"][table["c"] == 0.01])                                  # doctest: +SKIP
+    """
+    return sweep_trial(one_neuron_trial, grid, fixed, desc="one neuron", trials=trials, seed=seed, n_jobs=n_jobs,
+                     backend=backend, cache=cache, progress=progress)
