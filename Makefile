@@ -47,9 +47,11 @@ unit: $(STAMP)
 	$(BIN)/python -m tools.notebooks check
 	$(BIN)/python -m pytest tests --ignore=tests/site
 
-# every chapter through nbval, compared with the build's execution (same numbers twice)
+# every chapter through nbval, compared with the build's execution (same numbers twice);
+# with an empty sweep cache, so that the second execution recomputes every trial
 chapters: $(STAMP)
-	$(BIN)/python -m pytest book --nbval-myst-reference=_build/.jupyter_cache
+	rm -rf _build/nbval-sweep-cache
+	IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache $(BIN)/python -m pytest book --nbval-myst-reference=_build/.jupyter_cache
 
 site: $(STAMP) vendor
 	$(JB)
