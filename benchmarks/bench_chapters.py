@@ -1,8 +1,6 @@
 """Wall time to execute each chapter, against the time to start a kernel and import ibcore."""
 from __future__ import annotations
 
-import os
-
 import jupytext
 import nbformat
 import pytest
@@ -25,8 +23,11 @@ def bench_kernel_start_and_import(benchmark):
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=[p.stem for p in CHAPTERS])
-def bench_chapter(benchmark, md):
+def bench_chapter(benchmark, md, tmp_path, monkeypatch):
     benchmark.group = "chapter-execution"
     benchmark.extra_info["role"] = "candidate"
-    os.environ.setdefault("IBCORE_STATIC_WIDGETS", "1")  # as in the book build
+    # as in a cold book build: static explorer frames, no progress bars, an empty sweep cache
+    monkeypatch.setenv("IBCORE_STATIC_WIDGETS", "1")
+    monkeypatch.setenv("IBCORE_PROGRESS", "0")
+    monkeypatch.setenv("IBCORE_CACHE", str(tmp_path))
     benchmark.pedantic(lambda: execute(jupytext.read(md, fmt="md:myst"), md.parent), rounds=1, iterations=1)

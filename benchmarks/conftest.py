@@ -51,8 +51,9 @@ def pytest_terminal_summary(terminalreporter, config):
             median = c.stats.median
             if base is not None:
                 ratio = median / base.stats.median
+                faster = f"  ({1 / ratio:.3g}x faster)" if ratio < 1 else ""
                 tr.write_line(f"{name:<24} {c.name[:44]:<44} {_fmt(median):>10} {_fmt(base.stats.median):>10} "
-                              f"{ratio:>8.3g}x")
+                              f"{ratio:>8.3g}x{faster}")
             else:
                 tr.write_line(f"{name:<24} {c.name[:44]:<44} {_fmt(median):>10} {'-':>10} {'-':>9}")
             note = c.extra_info.get("note")
