@@ -6,7 +6,8 @@ Every chapter calls :func:`use_house_style` once. The style
   theme's dark mode (the theme shows images on their own background);
 * cycles through the Okabe--Ito palette, which is safe for the common forms
   of colour blindness, and varies the line style too, so curves differ in
-  more than colour;
+  more than colour (dotted lines never come from the cycle: they mark
+  theoretical predictions and references);
 * renders inline figures at double resolution ("retina" PNG), crisp on
   high-density screens without the weight of an SVG of many points.
 """
@@ -31,7 +32,9 @@ PALETTE = {
 }
 #: The cycle order: high-contrast colours first, yellow last (weak on white).
 COLORS = [PALETTE[k] for k in ("blue", "vermillion", "green", "orange", "purple", "sky", "black", "yellow")]
-_LINESTYLES = ["-", "--", "-.", ":", "-", "--", "-.", ":"]
+# Dotted lines are left out of the cycle: chapters reserve them for predictions and references.
+_DASHDOTDOT = (0, (5, 1.5, 1.5, 1.5, 1.5, 1.5))
+_LINESTYLES = ["-", "--", "-.", _DASHDOTDOT, "-", "--", "-.", _DASHDOTDOT]
 
 _RC = {
     "figure.facecolor": "white",

@@ -93,6 +93,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     """
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
+    from IPython.display import display
 
     if not callable(draw):
         raise ValueError(f"draw must be callable, got {draw!r}")
@@ -111,7 +112,8 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
             with out:
                 out.clear_output(wait=True)
                 fig = draw(**params)
-                plt.show(fig)
+                display(fig)
+                plt.close(fig)  # shown once, through the Output widget only
 
         for s in sliders:
             s.observe(update, names="value")

@@ -1,0 +1,98 @@
+"""The house plot style, the explorer widget helper and the progress bars."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import ipywidgets as widgets  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from ibcore import plotting, progress  # noqa: E402
+from ibcore.widgets import explorer, static_mode  # noqa: E402
+
+
+def test_house_style_is_white_colourblind_safe_and_undotted():
+    plotting.use_house_style()
+    rc = matplotlib.rcParams
+    assert rc["figure.facecolor"] == "white" and rc["savefig.facecolor"] == "white"
+    cycle = rc["axes.prop_cycle"].by_key()
+    assert cycle["color"][:3] == [plotting.PALETTE["blue"], plotting.PALETTE["vermillion"], plotting.PALETTE["green"]]
+    assert ":" not in cycle["linestyle"], "dotted lines are reserved for predictions"
+
+
+def test_fit_loglog_slope_recovers_a_power_law():
+    x = np.logspace(1, 4, 12)
+    slope, const = plotting.fit_loglog_slope(x, 3.0 * x**-0.5)
+    assert slope == pytest.approx(-0.5) and const == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="positive"):
+        plotting.fit_loglog_slope([1, 2], [1, -1])
+    with pytest.raises(ValueError, match="equal length"):
+        plotting.fit_loglog_slope([1, 2, 3], [1, 2])
+
+
+def _draw(a, b):
+    fig, ax = plt.subplots(figsize=(2, 1.5))
+    ax.plot([0, 1], [a, b])
+    return fig
+
+
+def _all_children(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _all_children(child)
+
+
+def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
+    box = explorer(_draw, {"a": [1, 2, 3], "b": ([0.5, 1.5], 1.5)}, caption="test", static=True)
+    nodes = list(_all_children(box))
+    images = [w for w in nodes if isinstance(w, widgets.Image)]
+    assert len(images) == 6 and all(img.value[:4] == b"\x89PNG" for img in images)
+    stacks = [w for w in nodes if isinstance(w, widgets.Stack)]
+    assert len(stacks) == 1 + 3, "one stack for a, one per value of a for b"
+    assert stacks[0].selected_index == 1 and stacks[1].selected_index == 1, "defaults: middle a, b = 1.5"
+    assert len(box._ib_links) == 4
+    sliders = [w for w in nodes if isinstance(w, widgets.SelectionSlider)]
+    assert [s.description for s in sliders] == ["a", "b"]
+
+
+def test_live_explorer_redraws_when_a_slider_moves():
+    calls = []
+
+    def draw(a):
+        calls.append(a)
+        return _draw(a, a)
+
+    box = explorer(draw, {"a": [1, 2, 3]}, static=False)
+    slider = next(w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider))
+    assert calls == [2]
+    slider.value = 3
+    assert calls == [2, 3]
+
+
+@pytest.mark.parametrize("controls, match", [
+    ({}, "non-empty"),
+    ({"a": []}, "at least one"),
+    ({"a": ([1, 2], 5)}, "default"),
+])
+def test_explorer_rejects_bad_controls(controls, match):
+    with pytest.raises(ValueError, match=match):
+        explorer(_draw, controls, static=True)
+
+
+def test_explorer_caps_the_number_of_static_frames():
+    with pytest.raises(ValueError, match="max_frames"):
+        explorer(_draw, {"a": list(range(10)), "b": list(range(10))}, static=True, max_frames=64)
+
+
+def test_static_mode_and_progress_follow_the_environment(monkeypatch):
+    monkeypatch.setenv("IBCORE_STATIC_WIDGETS", "1")
+    assert static_mode()
+    monkeypatch.setenv("IBCORE_STATIC_WIDGETS", "0")
+    assert not static_mode()
+    monkeypatch.setenv("IBCORE_PROGRESS", "0")
+    assert progress.progress(range(3)).disable
+    monkeypatch.setenv("IBCORE_PROGRESS", "1")
+    assert not progress.progress(range(3)).disable
+    assert progress.progress(range(3), enabled=False).disable
