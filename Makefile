@@ -32,8 +32,10 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $(STAMP)
 
+# site assets, and an execution cache that forgets chapters run with an older ibcore
 vendor: $(STAMP)
 	$(BIN)/python -m tools.vendor
+	$(BIN)/python -m tools.cache_guard _build
 
 book: $(STAMP) vendor
 	$(JB)

@@ -30,7 +30,7 @@ import numpy as np
 
 from ._validation import positive_int
 
-__all__ = ["sweep", "sweep_trial", "default_cache_dir", "trial_seed"]
+__all__ = ["sweep", "sweep_trial", "default_cache_dir", "trial_seed", "source_fingerprint"]
 
 
 def default_cache_dir() -> Path:
@@ -74,8 +74,12 @@ def _grid_points(grid) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=1)
-def _ibcore_fingerprint() -> str:
-    # a trial's result depends on the solvers it calls: any edit of ibcore invalidates the cache
+def source_fingerprint() -> str:
+    """A hash of ibcore's source files: it changes with any edit of the solvers.
+
+    A trial's result depends on the solvers it calls, so the sweep cache is keyed
+    on it; the book build uses it too, to discard executed chapters after an edit.
+    """
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
     for path in sorted(package.rglob("*.py")):
@@ -89,7 +93,7 @@ def _code_fingerprint(func) -> str:
         source = inspect.getsource(func)
     except (OSError, TypeError):
         source = getattr(func, "__qualname__", repr(func))
-    return hashlib.sha256(source.encode()).hexdigest()[:16] + _ibcore_fingerprint()
+    return hashlib.sha256(source.encode()).hexdigest()[:16] + source_fingerprint()
 
 
 def _run_one(trial, params, index, seed):

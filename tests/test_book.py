@@ -111,3 +111,15 @@ def test_citations_resolve_from_the_bibliography():
     cite = nbtools._citation_formatter(nbtools.ROOT)
     assert cite("cite:t", ["lai2026relu"]) == "Lai et al. (2026)"
     assert cite("cite:p", ["vardi2021implicit"]) == "(Vardi and Shamir, 2021)"
+
+
+def test_cache_guard_clears_the_execution_cache_when_ibcore_changes(tmp_path, monkeypatch):
+    from tools import cache_guard
+
+    cache = tmp_path / ".jupyter_cache"
+    cache.mkdir()
+    assert cache_guard.guard(tmp_path), "an unstamped cache is of unknown age: cleared"
+    cache.mkdir()
+    assert not cache_guard.guard(tmp_path) and cache.exists(), "same ibcore: kept"
+    monkeypatch.setattr(cache_guard, "source_fingerprint", lambda: "another ibcore")
+    assert cache_guard.guard(tmp_path) and not cache.exists()
