@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import ibcore.relu as R
-from ibcore.relu.gd import _primal_dual_step, _weight_space_step
+from ibcore.relu.gd import _primal_dual_step
+from ibcore.relu.reference import _weight_space_step
 
 N, D = 200, 20_000
 THM2 = dict(n=50, d=10 ** 6)

@@ -8,7 +8,8 @@ solvers behind the chapters:
 * features   -- :func:`sample_features`, :func:`orthogonal_features`, :class:`Spectrum`;
 * gram       -- :func:`sample_gram` (K = X Xᵀ without X, for d up to 10^8);
 * gd         -- :func:`gradient_descent` (primal–dual, O(m n²) per step),
-  :func:`gradient_descent_gram`, :func:`gradient_descent_weight_space` (reference);
+  :func:`gradient_descent_gram`;
+* reference  -- :func:`gradient_descent_weight_space`, the O(m n d) check;
 * min_norm   -- :func:`min_norm_solution` (exact dual solve, KKT residual),
   :func:`positive_subset_least_squares`;
 * initialisation -- all-active, two-neuron, disjoint, Gaussian and tiny initialisations;
@@ -23,7 +24,7 @@ definition is our reconstruction rather than the paper's, the docstring says so.
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date.
 from .._validation import DivergenceError
-from . import experiments, features, gd, gram, initialisation, metrics, min_norm
+from . import experiments, features, gd, gram, initialisation, metrics, min_norm, reference
 from .experiments import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
@@ -31,6 +32,7 @@ from .gram import *  # noqa: F401,F403
 from .initialisation import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from .min_norm import *  # noqa: F401,F403
+from .reference import *  # noqa: F401,F403
 from . import neurons
 from .neurons import *  # noqa: F401,F403
 
@@ -39,6 +41,7 @@ __all__ = [
     *features.__all__,   # data: Spectrum, sample_features, orthogonal_features
     *gram.__all__,       # sample_gram (K without X)
     *gd.__all__,         # gradient_descent and friends, GDResult
+    *reference.__all__,  # gradient_descent_weight_space, the O(mnd) reference
     *min_norm.__all__,   # min_norm_solution, positive_subset_least_squares
     *initialisation.__all__,  # initialisations
     *metrics.__all__,    # relative gap, stabilisation, re-activations
