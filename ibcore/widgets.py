@@ -15,8 +15,8 @@ one choice of parameters and a small grid of values per parameter::
 """
 from __future__ import annotations
 
+import html
 import io
-import itertools
 import os
 
 __all__ = ["explorer", "static_mode"]
@@ -100,7 +100,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     parsed = _parse_controls(controls)
     labels = labels or {}
     sliders = [_slider(name, values, default, labels.get(name)) for name, values, default in parsed]
-    header = widgets.HTML(f"<p><em>{caption}</em></p>") if caption else None
+    header = widgets.HTML(f"<p><em>{html.escape(caption)}</em></p>") if caption else None
     if static is None:
         static = static_mode()
 
@@ -125,7 +125,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         n_frames *= len(values)
     if n_frames > max_frames:
         raise ValueError(f"controls give {n_frames} frames, more than max_frames={max_frames}; use a coarser grid")
-    alt = caption or "explorer frame"
+    alt = html.escape(caption or "explorer frame", quote=True)
 
     def stack(level: int, fixed: dict):
         name, values, default = parsed[level]
@@ -146,7 +146,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     links: list = []
     frames = stack(0, {})
     note = widgets.HTML(
-        f"<p style='font-size:0.85em;color:#555' aria-label='{alt}'>Precomputed frames: move the "
+        f'<p style="font-size:0.85em;color:#555" aria-label="{alt}">Precomputed frames: move the '
         "sliders to switch between them. Launch the notebook for the live explorer.</p>")
     box = widgets.VBox([w for w in (header, *sliders, frames, note) if w is not None])
     box._ib_links = links  # keep the links alive with the widget
