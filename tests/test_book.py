@@ -116,9 +116,11 @@ def test_citations_resolve_from_the_bibliography():
 def test_cache_guard_clears_the_execution_cache_when_ibcore_changes(tmp_path, monkeypatch):
     from tools import cache_guard
 
-    cache = tmp_path / ".jupyter_cache"
+    cache, doctrees = tmp_path / ".jupyter_cache", tmp_path / ".doctrees"
     cache.mkdir()
+    doctrees.mkdir()
     assert cache_guard.guard(tmp_path), "an unstamped cache is of unknown age: cleared"
+    assert not doctrees.exists(), "Sphinx must re-read the chapters to execute them again"
     cache.mkdir()
     assert not cache_guard.guard(tmp_path) and cache.exists(), "same ibcore: kept"
     monkeypatch.setattr(cache_guard, "source_fingerprint", lambda: "another ibcore")

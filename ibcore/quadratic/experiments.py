@@ -109,10 +109,8 @@ def escape_times(p, p_star, N, *, trials=20, lr=1.0, second_order=False, q0=1.0,
         r_min, r_max``.
     """
 
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N),
-            "lr": [lr], "second_order": [bool(second_order)], "q0": [q0], "fraction": [fraction]}
-    sweep_options.setdefault("desc", "ODE escape times")
-    return sweep(ode_escape_trial, grid, trials=trials, **sweep_options)
+    return _sweep_grid(ode_escape_trial, "ODE escape times", trials, sweep_options, p=p, p_star=p_star, N=N,
+                       lr=lr, second_order=bool(second_order), q0=q0, fraction=fraction)
 
 
 def sgd_escape_trial(p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None, *, rng):
@@ -157,10 +155,8 @@ def sgd_escape_times(p, p_star, N, lr, *, trials=10, q0=1.0, fraction=0.5, **swe
         Columns ``p, p_star, N, lr, q0, fraction, trial, t_esc_sgd, t_esc_ode``.
     """
 
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N), "lr": _as_list(lr),
-            "q0": [q0], "fraction": [fraction]}
-    sweep_options.setdefault("desc", "SGD escape times")
-    return sweep(sgd_escape_trial, grid, trials=trials, **sweep_options)
+    return _sweep_grid(sgd_escape_trial, "SGD escape times", trials, sweep_options, p=p, p_star=p_star, N=N,
+                       lr=lr, q0=q0, fraction=fraction)
 
 
 @dataclass(frozen=True)
@@ -304,14 +300,18 @@ def sgd_ode_gaps(p, p_star, N, lr, *, trials=8, informative=0.3, t_max=1.5, q0=1
         gap_gradient_flow, rms_gap_gradient_flow, risk_start, risk_end``.
     """
 
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N), "lr": _as_list(lr),
-            "informative": [informative], "t_max": [t_max], "q0": [q0]}
-    sweep_options.setdefault("desc", "SGD vs ODE")
-    return sweep(sgd_ode_gap_trial, grid, trials=trials, **sweep_options)
+    return _sweep_grid(sgd_ode_gap_trial, "SGD vs ODE", trials, sweep_options, p=p, p_star=p_star, N=N,
+                       lr=lr, informative=informative, t_max=t_max, q0=q0)
 
 
-def _as_list(v):
-    return list(v) if np.ndim(v) else [v]
+def _sweep_grid(trial, desc, trials, sweep_options, **params):
+    """:func:`ibcore.sweep.sweep` of ``trial`` over every combination of ``params``.
+
+    A scalar is a one-value axis, so fixed settings become columns of the table too.
+    """
+    grid = {name: list(value) if np.ndim(value) else [value] for name, value in params.items()}
+    sweep_options.setdefault("desc", desc)
+    return sweep(trial, grid, trials=trials, **sweep_options)
 
 
 def sgd_frame_trial(p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, *, rng):
@@ -402,7 +402,5 @@ def sgd_frame_drifts(p, p_star, N, lr, *, trials=4, t_max=4.0, informative=0.0, 
     few seconds.
     """
 
-    grid = {"p": _as_list(p), "p_star": _as_list(p_star), "N": _as_list(N), "lr": _as_list(lr),
-            "t_max": [t_max], "informative": [informative], "q0": [q0]}
-    sweep_options.setdefault("desc", "SGD frame drift")
-    return sweep(sgd_frame_trial, grid, trials=trials, **sweep_options)
+    return _sweep_grid(sgd_frame_trial, "SGD frame drift", trials, sweep_options, p=p, p_star=p_star, N=N,
+                       lr=lr, t_max=t_max, informative=informative, q0=q0)
