@@ -9,7 +9,7 @@ Subpackages mirror the book:
 * :mod:`ibcore.linear` -- the prologue, GD on underdetermined least squares;
 * :mod:`ibcore.plotting` -- the house plot style used by every chapter.
 """
-from ._validation import DivergenceError
+from .validation import DivergenceError
 
 __version__ = "0.1.0"
 

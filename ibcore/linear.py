@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import finite_array
+from .validation import finite_array
 
 __all__ = ["min_norm_interpolator", "gd_limit", "row_space_projection", "stability_bound", "gradient_descent"]
 

@@ -1,13 +1,19 @@
 """Grids of independent trials: local processes, a Dask cluster, and an on-disk cache.
 
-One call serves a laptop and a cluster::
+The trial protocol of the whole book: a *trial* is a plain function with
+keyword-only parameters and ``rng=None``, which validates its arguments first
+and returns a flat dict of numbers. One runner serves every experiment, on a
+laptop or a cluster::
 
-    table = sweep(trial, {"n": [20, 40], "d": [400, 1600]}, trials=8)
+    table = sweep(gap_trial, {"n": [20, 40], "d": [400, 1600]}, trials=8,
+                  fixed={"b0": 1.0})
 
-runs ``trial(n=..., d=..., rng=...)`` for every grid point and trial index and
-returns a *tidy table*: a numpy structured array with one row per trial, one
-column per parameter, a ``trial`` column, and one column per key of the dict
-that ``trial`` returns.  With ``backend="dask"`` (and a
+runs ``gap_trial(n=..., d=..., b0=1.0, rng=...)`` for every grid point and
+trial index and returns a *tidy table*: a numpy structured array with one row
+per trial, one column per parameter (the ``fixed`` ones too), a ``trial``
+column, and one column per key of the dict that the trial returns.
+:func:`summarise` then reduces a column over groups of rows, so that no
+chapter writes its own group-by.  With ``backend="dask"`` (and a
 ``dask.distributed.Client`` connected) the same call runs on a Dask cluster
 through joblib's dask backend.
 
@@ -28,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import positive_int
+from .validation import positive_int
 
-__all__ = ["sweep", "sweep_trial", "default_cache_dir", "trial_seed", "source_fingerprint"]
+__all__ = ["sweep", "summarise", "default_cache_dir", "trial_seed", "source_fingerprint"]
 
 
 def default_cache_dir() -> Path:
@@ -148,12 +154,39 @@ def _as_table(rows: list[dict]) -> np.ndarray:
     return table
 
 
+def _with_fixed(trial, grid, fixed) -> list[dict]:
+    """The grid points with the ``fixed`` parameters added, every name checked against ``trial``."""
+    points = _grid_points(grid)
+    fixed = dict(fixed or {})
+    for p in points:
+        if "rng" in p or "trial" in p or "rng" in fixed or "trial" in fixed:
+            raise ValueError(f"grid parameters may not be called 'rng' or 'trial', got {sorted({*p, *fixed})}")
+        both = set(p) & set(fixed)
+        if both:
+            raise ValueError(f"parameter(s) {sorted(both)} given both in grid and in fixed")
+    try:
+        params = inspect.signature(trial).parameters
+    except (TypeError, ValueError):  # builtins and some callables have no signature
+        params = None
+    if params is not None and not any(v.kind is v.VAR_KEYWORD for v in params.values()):
+        names = set(fixed).union(*points)
+        unknown = names - set(params)
+        if unknown:
+            name = getattr(trial, "__name__", repr(trial))
+            raise ValueError(f"unknown {name} parameter(s) {sorted(unknown)}; "
+                             f"expected some of {sorted(set(params) - {'rng'})}")
+        if "rng" not in params:
+            raise ValueError(f"trial must accept an rng keyword (the trial protocol), got {trial!r}")
+    return [{**p, **fixed} for p in points]
+
+
 def sweep(
     trial,
     grid,
     *,
     trials: int = 1,
     seed: int = 0,
+    fixed: dict | None = None,
     n_jobs: int | None = -1,
     backend: str | None = None,
     cache: bool | str | os.PathLike = True,
@@ -165,14 +198,20 @@ def sweep(
     Parameters
     ----------
     trial : callable
-        ``trial(**params, rng) -> dict`` of scalars. It must be importable
-        (defined in a module, or picklable by reference) for process backends.
+        ``trial(*, **params, rng=None) -> dict`` of scalars (the trial
+        protocol). It must be importable (defined in a module, or picklable
+        by reference) for process backends.
     grid : dict of sequences, or list of dicts
         A dict gives the Cartesian product of its values, in key order.
     trials : int
         Independent repetitions per grid point (column ``trial``).
     seed : int
         Base seed; see :func:`trial_seed`.
+    fixed : dict, optional
+        Trial parameters held constant over the grid. They become constant
+        columns of the table and are part of each point's seed. Every name in
+        ``grid`` and ``fixed`` is checked against the trial's signature, so a
+        typo raises instead of being passed on.
     n_jobs : int or None
         joblib workers. ``-1`` (default) uses every core, ``1`` runs in this process.
     backend : str or None
@@ -205,10 +244,7 @@ def sweep(
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
         raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
-    points = _grid_points(grid)
-    for p in points:
-        if "rng" in p or "trial" in p:
-            raise ValueError(f"grid parameters may not be called 'rng' or 'trial', got {sorted(p)}")
+    points = _with_fixed(trial, grid, fixed)
 
     jobs = [(p, t) for p in points for t in range(trials)]
     store = None
@@ -238,28 +274,104 @@ def sweep(
     return _as_table(rows)
 
 
-def sweep_trial(trial, grid, fixed=None, *, desc=None, **options) -> np.ndarray:
-    """:func:`sweep` of ``trial`` with the keywords in ``fixed`` held constant (as columns too).
+_STATS = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max, "std": np.std,
+          "sum": np.sum, "all": np.all, "any": np.any}
 
-    Checks every grid and fixed name against ``trial``'s signature, so that a
-    typo raises instead of silently being passed on. ``None`` values in
-    ``fixed`` are left to the trial's defaults. The experiment wrappers of
-    :mod:`ibcore.relu` (``theorem2_sweep`` and friends) are built on it.
+
+def _stat_name(stat) -> str:
+    if isinstance(stat, str):
+        if stat not in _STATS:
+            raise ValueError(f"stat must be one of {sorted(_STATS)}, a quantile in [0, 1] or a callable, "
+                             f"got {stat!r}")
+        return stat
+    if isinstance(stat, (float, np.floating)) and not isinstance(stat, bool):
+        if not 0.0 <= stat <= 1.0:
+            raise ValueError(f"a quantile stat must lie in [0, 1], got {stat!r}")
+        return f"q{100 * stat:g}"
+    if callable(stat):
+        return getattr(stat, "__name__", "stat")
+    raise ValueError(f"stat must be a name, a quantile in [0, 1] or a callable, got {stat!r}")
+
+
+def _apply(stat, values):
+    if isinstance(stat, str):
+        return _STATS[stat](values)
+    if isinstance(stat, (float, np.floating)):
+        return np.quantile(values, stat)
+    return stat(values)
+
+
+def summarise(table: np.ndarray, by, column, stat="median") -> np.ndarray:
+    """Reduce one column of a sweep table over groups of rows.
+
+    Parameters
+    ----------
+    table : numpy structured array
+        A table returned by :func:`sweep` (or any structured array).
+    by : str or sequence of str
+        The columns that define the groups; ``()`` makes one group of all rows.
+    column : str or array_like
+        The column to reduce, or values of the same length as ``table`` (for
+        a derived quantity such as ``table["a"] / table["b"]``).
+    stat : str, float, callable, or a tuple of these
+        ``"median"`` (default), ``"mean"``, ``"min"``, ``"max"``, ``"std"``,
+        ``"sum"``, ``"all"``, ``"any"``; a float q in [0, 1] for the q-quantile
+        (column ``"q10"`` for 0.1); or a function of a 1-d array.
+
+    Returns
+    -------
+    numpy.ndarray
+        Structured array with one row per group, sorted by the ``by`` columns:
+        the ``by`` columns, one column per statistic (named ``"median"``,
+        ``"q10"``, ... or the function's name), and ``count``, the number of
+        rows in the group.
+
+    Examples
+    --------
+    >>> summary = summarise(table, "d", "gap", stat=("median", 0.1, 0.9))  # doctest: +SKIP
+    >>> summary["d"], summary["median"], summary["q90"]                     # doctest: +SKIP
     """
-    fixed = dict(fixed or {})
-    params = set(inspect.signature(trial).parameters) - {"rng"}
-    constant = {k: [v] for k, v in fixed.items() if v is not None}
-    points = [dict(p) for p in grid] if isinstance(grid, (list, tuple)) else None
-    names = set(fixed) | (set().union(*points) if points else set(grid))
-    unknown = names - params
-    if unknown:
-        raise ValueError(f"unknown {trial.__name__} parameter(s) {sorted(unknown)}; "
-                         f"expected some of {sorted(params)}")
-    if points is not None:
-        grid = [{**{k: v[0] for k, v in constant.items()}, **p} for p in points]
+    table = np.asarray(table)
+    if table.dtype.names is None or table.ndim != 1 or len(table) == 0:
+        raise ValueError(f"table must be a non-empty 1-d structured array, got {table!r:.80}")
+    by = (by,) if isinstance(by, str) else tuple(by)
+    missing = [name for name in by if name not in table.dtype.names]
+    if missing:
+        raise ValueError(f"by names unknown column(s) {missing}; the table has {list(table.dtype.names)}")
+    if isinstance(column, str):
+        if column not in table.dtype.names:
+            raise ValueError(f"column {column!r} is not in the table; it has {list(table.dtype.names)}")
+        values = table[column]
     else:
-        overlap = set(fixed) & set(grid)
-        if overlap:
-            raise ValueError(f"parameter(s) {sorted(overlap)} given both in grid and as fixed keywords")
-        grid = {**grid, **constant}
-    return sweep(trial, grid, desc=desc or getattr(trial, "__name__", None), **options)
+        values = np.asarray(column)
+        if values.shape != table.shape:
+            raise ValueError(f"column must be a name or hold one value per row ({len(table)}), "
+                             f"got shape {values.shape}")
+    stats = stat if isinstance(stat, tuple) else (stat,)
+    names = [_stat_name(s) for s in stats]
+    if len(set(names)) != len(names) or set(names) & {*by, "count"}:
+        raise ValueError(f"statistic names must be distinct and differ from the by columns, got {names}")
+
+    if by:
+        keys, inverse = np.unique(table[list(by)], return_inverse=True)
+    else:
+        keys, inverse = np.zeros(1, dtype=[]), np.zeros(len(table), dtype=int)
+    rows = []
+    for g in range(len(keys)):
+        group = values[inverse == g]
+        rows.append(tuple(_apply(s, group) for s in stats) + (group.size,))
+    out = np.empty(len(keys), dtype=[*((name, table.dtype[name]) for name in by),
+                                     *((name, np.asarray(rows[0][i]).dtype) for i, name in enumerate(names)),
+                                     ("count", int)])
+    for name in by:
+        out[name] = keys[name]
+    for i, name in enumerate(names):
+        out[name] = [row[i] for row in rows]
+    out["count"] = [row[-1] for row in rows]
+    return out
+
+
+def sweep_trial(trial, grid, fixed=None, *, desc=None, **options) -> np.ndarray:
+    """Transitional alias: ``sweep(trial, grid, fixed=fixed, ...)`` (removed with the per-experiment wrappers)."""
+    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
+    return sweep(trial, grid, fixed=fixed, desc=desc or getattr(trial, "__name__", None), **options)

@@ -93,12 +93,63 @@ def test_dask_cluster_runs_the_same_sweep():
     assert np.array_equal(serial, on_dask)
 
 
-def test_sweep_trial_checks_names_and_fixes_keywords():
-    from ibcore.sweep import sweep_trial
+def keyword_trial(*, a, b=1.0, rng=None):
+    """A trial in the book's protocol: keyword-only parameters, rng=None."""
+    return {"prod": a * b}
 
-    table = sweep_trial(noisy_product, {"a": [1, 2]}, {"b": 3.0}, trials=1, n_jobs=1, cache=False, progress=False)
+
+def test_fixed_parameters_are_checked_and_become_columns():
+    table = sweep(keyword_trial, {"a": [1, 2]}, fixed={"b": 3.0}, n_jobs=1, cache=False, progress=False)
+    assert table.dtype.names == ("a", "b", "trial", "prod")
     assert list(table["b"]) == [3.0, 3.0] and list(table["prod"]) == [3.0, 6.0]
-    with pytest.raises(ValueError, match="unknown noisy_product parameter"):
-        sweep_trial(noisy_product, {"a": [1]}, {"c": 1}, n_jobs=1, cache=False, progress=False)
-    with pytest.raises(ValueError, match="both in grid and as fixed"):
-        sweep_trial(noisy_product, {"a": [1], "b": [1.0]}, {"b": 2.0}, n_jobs=1, cache=False, progress=False)
+    points = sweep(keyword_trial, [{"a": 1}, {"a": 2}], fixed={"b": 3.0}, n_jobs=1, cache=False,
+                   progress=False)
+    assert np.array_equal(points, table), "a list of points and a dict grid give the same table"
+    with pytest.raises(ValueError, match=r"unknown keyword_trial parameter\(s\) \['c'\]"):
+        sweep(keyword_trial, {"a": [1]}, fixed={"c": 1}, n_jobs=1, cache=False, progress=False)
+    with pytest.raises(ValueError, match="both in grid and in fixed"):
+        sweep(keyword_trial, {"a": [1], "b": [1.0]}, fixed={"b": 2.0}, n_jobs=1, cache=False, progress=False)
+    with pytest.raises(ValueError, match="rng keyword"):
+        sweep(lambda *, a: {"x": a}, {"a": [1]}, n_jobs=1, cache=False, progress=False)
+
+
+def test_fixed_parameters_seed_like_grid_parameters():
+    """Moving a constant from the grid to ``fixed`` changes neither the table nor the seeds."""
+    in_grid = sweep(noisy_product, {"a": [1, 2], "b": [2.0]}, trials=2, n_jobs=1, cache=False, progress=False)
+    as_fixed = sweep(noisy_product, {"a": [1, 2]}, fixed={"b": 2.0}, trials=2, n_jobs=1, cache=False,
+                     progress=False)
+    assert np.array_equal(in_grid, as_fixed)
+
+
+def test_summarise_groups_sorts_and_counts():
+    from ibcore.sweep import summarise
+
+    table = np.array([(2, "x", 1.0), (1, "x", 5.0), (2, "y", 3.0), (1, "x", 7.0), (2, "x", 2.0)],
+                     dtype=[("d", int), ("s", "U1"), ("v", float)])
+    by_d = summarise(table, "d", "v")
+    assert by_d.dtype.names == ("d", "median", "count")
+    assert list(by_d["d"]) == [1, 2] and list(by_d["median"]) == [6.0, 2.0] and list(by_d["count"]) == [2, 3]
+    both = summarise(table, ("d", "s"), "v", stat=("mean", "max", 0.5))
+    assert both.dtype.names == ("d", "s", "mean", "max", "q50", "count")
+    assert [tuple(r) for r in both] == [(1, "x", 6.0, 7.0, 6.0, 2), (2, "x", 1.5, 2.0, 1.5, 2),
+                                        (2, "y", 3.0, 3.0, 3.0, 1)]
+    derived = summarise(table, (), table["v"] * 2, stat=np.max)
+    assert derived[derived.dtype.names[0]][0] == 14.0 and derived["count"][0] == 5
+    flags = summarise(table, "s", table["v"] > 1.5, stat="all")
+    assert list(flags["all"]) == [False, True]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"by": "nope"}, "unknown column"),
+    ({"column": "nope"}, "column 'nope'"),
+    ({"column": [1.0]}, "one value per row"),
+    ({"stat": "mode"}, "stat must be one of"),
+    ({"stat": 1.5}, "quantile"),
+    ({"stat": ("median", "median")}, "distinct"),
+])
+def test_summarise_names_bad_arguments(kwargs, match):
+    from ibcore.sweep import summarise
+
+    table = np.array([(1, 2.0), (2, 3.0)], dtype=[("d", int), ("v", float)])
+    with pytest.raises(ValueError, match=match):
+        summarise(table, **{"by": "d", "column": "v", **kwargs})

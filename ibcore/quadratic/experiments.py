@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_generator, positive_float, positive_int
+from ..validation import as_generator, positive_float, positive_int
 from ..sweep import sweep
 from .init import initial_overlaps, random_init
 from .odes import integrate_odes

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, positive_int
-from .init import _orthonormal_columns, random_frame
+from ..validation import as_generator, finite_array, orthonormal_columns, positive_int
+from .init import random_frame
 from .overlaps import validated_weights
 
 __all__ = [
@@ -178,7 +178,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
     """
     p, p_star, N = _validated_point(kind, p, p_star, N)
     rng = as_generator(rng)
-    basis = np.sqrt(N) * _orthonormal_columns(N, p + p_star, rng).T
+    basis = np.sqrt(N) * orthonormal_columns(N, p + p_star, rng).T
     W_star = basis[:p_star]
     if kind == "zero":
         W = np.zeros((p, N))

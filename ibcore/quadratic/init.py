@@ -18,16 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, nonnegative_float, positive_float, positive_int
+from ..validation import as_generator, nonnegative_float, orthonormal_columns, positive_float, positive_int
 
 __all__ = ["orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
-
-
-def _orthonormal_columns(n, k, rng):
-    """An n × k matrix with orthonormal columns, Haar-distributed (k <= n)."""
-    A = rng.standard_normal((n, k))
-    Qm, Rm = np.linalg.qr(A)
-    return Qm * np.sign(np.diag(Rm))
 
 
 def orthonormal_teacher(p_star, N, *, rng=None):
@@ -50,7 +43,7 @@ def orthonormal_teacher(p_star, N, *, rng=None):
     if N < p_star:
         raise ValueError(f"N must be at least p_star = {p_star}, got {N!r}")
     rng = as_generator(rng)
-    return np.sqrt(N) * _orthonormal_columns(N, p_star, rng).T
+    return np.sqrt(N) * orthonormal_columns(N, p_star, rng).T
 
 
 def random_frame(p, p_star, *, rng=None):
@@ -59,8 +52,8 @@ def random_frame(p, p_star, *, rng=None):
     p_star = positive_int("p_star", p_star)
     rng = as_generator(rng)
     if p >= p_star:
-        return _orthonormal_columns(p, p_star, rng)
-    return _orthonormal_columns(p_star, p, rng).T
+        return orthonormal_columns(p, p_star, rng)
+    return orthonormal_columns(p_star, p, rng).T
 
 
 def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .._validation import (DivergenceError, finite_array, nonnegative_float, positive_float,
+from ..validation import (DivergenceError, finite_array, nonnegative_float, positive_float,
                            positive_int)
 from .overlaps import _phi_coefficients, population_risk
 from .trajectory import Trajectory
@@ -189,13 +189,9 @@ def _solve(rhs, y0, t_eval, *, method, rtol, atol, events=()):
 
 
 def _raise_divergence(sol, t_bad, lr, p):
-    alpha = t_bad * p / lr
-    err = DivergenceError(
+    raise DivergenceError(
         f"ODE solution blew up (overlaps beyond {BLOWUP:g} or a finite-time singularity; lr too "
-        f"large?) near alpha = {alpha:.6g} (t' = {t_bad:.6g}); step is the index of the first "
-        f"output time not reached", sol.t.size, time=alpha)
-    err.alpha, err.t_prime = alpha, t_bad
-    raise err
+        f"large?) near alpha = {t_bad * p / lr:.6g}", time=t_bad)
 
 
 def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=True,
@@ -243,10 +239,9 @@ def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=Tru
     ------
     DivergenceError
         If an overlap exceeds ``BLOWUP`` or the integrator hits a finite-time
-        singularity (e.g. γ too large for a plateau to exist). ``err.alpha``
-        and ``err.t_prime`` hold the time of the blow-up (for a singularity,
-        the last output time reached), ``err.step`` the index of the first
-        output time not reached.
+        singularity (e.g. γ too large for a plateau to exist). ``err.time``
+        holds the time t′ of the blow-up (for a singularity, the last time
+        reached).
     """
     Q0, R0, T, p, p_star = _check_initial(Q0, R0, T)
     lr = positive_float("lr", lr)

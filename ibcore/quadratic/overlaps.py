@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, nonnegative_float, positive_int
+from ..validation import as_generator, finite_array, nonnegative_float, positive_int
 
 __all__ = [
     "overlaps",

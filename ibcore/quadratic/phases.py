@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import finite_array, nonnegative_float, positive_float, positive_int
+from ..validation import finite_array, nonnegative_float, positive_float, positive_int
 
 __all__ = [
     "plateau_overlap",

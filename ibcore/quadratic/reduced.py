@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import nonnegative_float, positive_float
+from ..validation import nonnegative_float, positive_float
 from .odes import _check_initial, _output_times, _raise_divergence, _solve
 from .overlaps import _phi_coefficients
 from .trajectory import Trajectory

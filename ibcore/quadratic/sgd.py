@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
+from ..validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
 from .overlaps import population_risk, validated_weights
 from .trajectory import Trajectory
 
@@ -93,7 +93,8 @@ def _raise_blowup(err, first_step, blowup):
     bad = np.flatnonzero(~np.isfinite(err) | (np.abs(err) > blowup))
     i = int(bad[0])
     raise DivergenceError(
-        f"SGD diverged: |y_hat - y| = {float(err[i])!r} exceeds {blowup:g} (lr too large?)", first_step + i)
+        f"SGD diverged: |y_hat - y| = {float(err[i])!r} exceeds {blowup:g} (lr too large?)",
+        step=first_step + i, unit="SGD step")
 
 
 def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
@@ -268,7 +269,8 @@ def sgd_one_pass_reference(W0, W_star, *, lr, steps, rng=None, record_every=None
             err = lam @ lam / p - y
             if not abs(err) <= blowup:
                 raise DivergenceError(
-                    f"SGD diverged: |y_hat - y| = {float(err)!r} exceeds {blowup:g} (lr too large?)", mu)
+                    f"SGD diverged: |y_hat - y| = {float(err)!r} exceeds {blowup:g} (lr too large?)",
+                    step=mu, unit="SGD step")
             W -= (2.0 * lr / p * err / sqrtN) * np.outer(lam, x)
             if mu in wanted:
                 Q, R = _record(W, W_star, N)

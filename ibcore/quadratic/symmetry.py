@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import finite_array
+from ..validation import finite_array
 from .overlaps import validated_weights
 
 __all__ = [

@@ -23,7 +23,7 @@ definition is our reconstruction rather than the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date.
-from .._validation import DivergenceError
+from ..validation import DivergenceError
 from . import experiments, features, gd, gram, initialisation, metrics, min_norm, reference
 from .experiments import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403

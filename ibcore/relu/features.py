@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, positive_float, positive_int
+from ..validation import as_generator, finite_array, orthonormal_columns, positive_float, positive_int
 
 __all__ = ["Spectrum", "as_spectrum", "sample_features", "orthogonal_features"]
 
@@ -260,7 +260,4 @@ def orthogonal_features(n, d, *, rng=None) -> np.ndarray:
     d = positive_int("d", d)
     if n > d:
         raise ValueError(f"orthogonal_features needs n <= d, got n={n}, d={d}")
-    rng = as_generator(rng)
-    Q, R = np.linalg.qr(rng.standard_normal((d, n)))
-    Q *= np.sign(np.diag(R))  # sign fix makes Q Haar-distributed
-    return np.sqrt(d) * Q.T
+    return np.sqrt(d) * orthonormal_columns(d, n, rng).T

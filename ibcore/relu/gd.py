@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._validation import (
+from ..validation import (
     DivergenceError,
     finite_array,
     nonnegative_float,
@@ -392,7 +392,7 @@ def _iterate(state, *, y, signs, relu, lr, bound, max_steps, tol, record_every):
             if not (math.isfinite(step_sq) and state.finite()):
                 raise DivergenceError(
                     f"gradient descent diverged: the step length or the iterates overflowed "
-                    f"(lr={lr:.6g}, stability bound 2n/(m*lambda_max(K)) = {bound:.6g})", t)
+                    f"(lr={lr:.6g}, stability bound 2n/(m*lambda_max(K)) = {bound:.6g})", step=t, unit="GD step")
             if relu:
                 tracker.update(t, state.beta > 0)
             if record_every and t % record_every == 0:

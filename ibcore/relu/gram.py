@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, positive_int
+from ..validation import as_generator, finite_array, positive_int
 from .features import _CHUNK, as_spectrum
 
 __all__ = ["sample_gram", "gram_matrix", "wishart_bartlett", "validated_gram"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, positive_float, positive_int
+from ..validation import as_generator, finite_array, positive_float, positive_int
 from .gram import validated_gram
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import finite_array
+from ..validation import finite_array
 from .gram import validated_gram
 
 __all__ = [

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
 
-from .._validation import finite_array
+from ..validation import finite_array
 from .gram import validated_gram
 
 __all__ = [

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import as_generator, finite_array, positive_float, positive_int
+from ..validation import as_generator, finite_array, positive_float, positive_int
 from ..sweep import sweep_trial
 from .features import sample_features
 from .gd import InactivePositiveWarning, default_signs, gradient_descent, gradient_descent_gram, lr_from_contraction

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._validation import finite_array
+from ..validation import finite_array
 from .gd import (GDResult, _check_stability, _iterate, _result, _scaled_gradient_coefficients, _setup,
                  _shared_doc, _warn_inactive)
 

@@ -1,4 +1,4 @@
-"""Bad input raises ValueError naming the parameter (shared checks of ibcore._validation)."""
+"""Bad input raises ValueError naming the parameter (shared checks of ibcore.validation)."""
 import numpy as np
 import pytest
 

@@ -131,7 +131,7 @@ def test_divergence_raises_with_the_step(gd):
     expected = (1024 - np.log2(c ** 2 * np.sum((1 - y) ** 2) / d)) / 2
     run = dict(lr=R.lr_from_contraction(c, X), activation="identity", check_stability=False, tol=0,
                record_every=0)
-    with pytest.raises(DivergenceError, match="diverged at step") as info:
+    with pytest.raises(DivergenceError, match="diverged at GD step") as info:
         gd(X, y, w0, max_steps=5000, **run)
     assert abs(info.value.step - expected) <= 3
     # stopped before the overflow, the same run is finite: no silent NaN or inf in between
@@ -173,7 +173,7 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.theorem2_trial(10, 50, method="fast"), r"method must be one of"),
     (lambda: R.theorem2_trial(10, 50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
     (lambda: R.theorem2_sweep({"n": [10], "dim": [50]}), r"unknown theorem2_trial parameter"),
-    (lambda: R.theorem2_sweep({"n": [10], "d": [50]}, d=60), r"given both in grid and as fixed"),
+    (lambda: R.theorem2_sweep({"n": [10], "d": [50]}, d=60), r"given both in grid and in fixed"),
 ])
 def test_other_public_functions_validate(call, match):
     with pytest.raises(ValueError, match=match):

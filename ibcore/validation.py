@@ -18,26 +18,39 @@ __all__ = [
     "positive_float",
     "nonnegative_float",
     "as_generator",
+    "orthonormal_columns",
 ]
 
 
 class DivergenceError(FloatingPointError):
     """An iteration left the finite numbers (or blew past a bound).
 
+    The message and the attributes say where, in the solver's own units.
+
     Attributes
     ----------
-    step : int
-        The iteration (GD step, SGD step or ODE output index) at which the
-        divergence was detected.
+    step : int or None
+        For iterative solvers, the iteration at which the divergence was
+        detected, counted in ``unit`` (e.g. ``"GD step"``, ``"SGD step"``);
+        ``None`` for ODE integrators.
     time : float or None
-        For continuous-time solvers, the time at which it was detected.
+        For solvers with a clock (Part II: t′ = (γ/p)·steps/N), the time at
+        which it was detected; ``None`` otherwise.
+    unit : str
+        What ``step`` counts.
     """
 
-    def __init__(self, message: str, step: int, *, time: float | None = None):
-        where = f"step {step}" if time is None else f"step {step}, time {time:.6g}"
-        super().__init__(f"{message} (diverged at {where})")
-        self.step = int(step)
+    def __init__(self, message: str, *, step: int | None = None, time: float | None = None,
+                 unit: str = "step"):
+        if step is None and time is None:
+            raise TypeError("DivergenceError needs a step or a time")
+        where = [f"{unit} {int(step)}"] if step is not None else []
+        if time is not None:
+            where.append(f"t′ = {float(time):.6g}")
+        super().__init__(f"{message} (diverged at {', '.join(where)})")
+        self.step = None if step is None else int(step)
         self.time = None if time is None else float(time)
+        self.unit = unit
 
 
 def _describe(value) -> str:
@@ -119,3 +132,16 @@ def as_generator(rng) -> np.random.Generator:
     if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0):
         return np.random.default_rng(rng)
     raise ValueError(f"rng must be None, a non-negative integer seed or a numpy Generator, got {rng!r}")
+
+
+def orthonormal_columns(n: int, k: int, rng) -> np.ndarray:
+    """An n × k matrix with orthonormal columns, Haar-distributed (k ≤ n).
+
+    QR of a Gaussian matrix, with the signs of R's diagonal folded into Q so
+    that the distribution is exactly Haar (plain QR is biased).
+    """
+    n, k = positive_int("n", n), positive_int("k", k)
+    if k > n:
+        raise ValueError(f"k must be at most n for orthonormal columns, got n={n}, k={k}")
+    Q, R = np.linalg.qr(as_generator(rng).standard_normal((n, k)))
+    return Q * np.sign(np.diag(R))
