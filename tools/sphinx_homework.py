@@ -14,6 +14,7 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sys
 import zipfile
@@ -127,12 +128,25 @@ def _inputs_digest(root: Path) -> str:
 
 
 def built_sets(root: Path) -> Path:
-    """The sets built without otter's test run, reused while their inputs are unchanged."""
+    """The sets built without otter's test run, reused while their inputs are unchanged.
+
+    Each build goes to a private folder renamed into place, so that two editions built at
+    once (``make -j``) never read a half-written one.
+    """
     cache = root / "_build" / ".homework-site"
-    target = cache / _inputs_digest(root)
+    digest = _inputs_digest(root)
+    target = cache / digest
     if not target.is_dir():
-        shutil.rmtree(cache, ignore_errors=True)
-        hw.build(target, run_tests=False, root=root)
+        cache.mkdir(parents=True, exist_ok=True)
+        for old in cache.iterdir():
+            if old.name != digest and ".tmp" not in old.name:
+                shutil.rmtree(old, ignore_errors=True)
+        partial = cache / f"{digest}.tmp{os.getpid()}"
+        hw.build(partial, run_tests=False, root=root)
+        try:
+            partial.rename(target)
+        except OSError:  # another build got there first
+            shutil.rmtree(partial, ignore_errors=True)
     return target
 
 
