@@ -166,14 +166,6 @@ def normalise(line: str) -> str:
     return squash(line)
 
 
-_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
-
-
-def _front_matter(text: str) -> dict:
-    m = _FRONT.match(text)
-    return yaml.safe_load(m.group(1)) if m else {}
-
-
 def _unparsed(code: str) -> list[str]:
     """The lines of ``code`` as otter writes test files: re-printed from its syntax tree."""
     return ast.unparse(ast.parse(code)).splitlines()
@@ -197,9 +189,8 @@ def read_set(path: Path) -> ProblemSet:
     from otter.assign.solutions import replace_solutions
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    nb = jupytext.reads(text, fmt="md:myst")
-    meta = _front_matter(text).get("ib_homework", {}) or {}
+    nb = jupytext.reads(path.read_text(encoding="utf-8"), fmt="md:myst")
+    meta = dict(nb.metadata.get("ib_homework") or {})  # the front matter's own section
     name, title, questions, preamble = None, None, [], []
     blocks: list[BlockType] = []
     question: Question | None = None
