@@ -19,12 +19,14 @@ export IBCORE_STATIC_WIDGETS := 1
 export IBCORE_PROGRESS := 0
 
 .PHONY: book test unit chapters site site-check notebooks student bench clean help vendor chromium
+.PHONY: homework homework-check
 
 help:
 	@echo "make book      build the website into _build/html"
 	@echo "make test      run every test (unit, chapters, strict build, site checks)"
 	@echo "make notebooks regenerate the paired .ipynb from the .md chapters"
 	@echo "make student   build the student edition into _build/student"
+	@echo "make homework  build the problem sets with otter into _build/homework (and student/homework)"
 	@echo "make bench     run the benchmark suite (not part of make test)"
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
@@ -69,7 +71,7 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: apt-get install chromium, or set IB_SKIP_BROWSER=1"; fi; }
 
-test: unit site chapters student site-check
+test: unit site chapters student site-check homework-check
 
 # the student edition: same sources and execution cache, solutions removed
 student: $(STAMP) vendor
@@ -77,6 +79,19 @@ student: $(STAMP) vendor
 	$(BIN)/jupyter-book build . -W -n --keep-going --config _build/student_config.yml --path-output _build/student_build
 	rm -rf _build/student && mv _build/student_build/_build/html _build/student && rm -rf _build/student_build
 	@echo "Student edition: file://$(CURDIR)/_build/student/index.html"
+
+# the problem sets (homework/*.md) through `otter assign`: _build/homework/<set>/{student,autograder}
+# in otter's layout, each instructor notebook graded to full marks by otter on the way; then the
+# student copies that Colab and Binder open are refreshed in student/homework/ (commit them)
+homework: $(STAMP)
+	$(BIN)/python -m tools.homework build --out _build/homework --sync
+
+# the grading proofs on a fresh build (student/homework/ is compared with it, not rewritten; the
+# tests grade the instructor notebook themselves), and the sets' links and files on both editions
+homework-check: $(STAMP) site student
+	$(BIN)/python -m tools.homework build --out _build/homework --no-run-tests
+	IB_HOMEWORK=_build/homework IB_SITE=_build/html IB_STUDENT_SITE=_build/student \
+	  $(BIN)/python -m pytest tests/homework
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
