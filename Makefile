@@ -3,7 +3,7 @@
 #   make test   set up .venv, run ibcore's unit tests, the strict book build, every
 #               chapter through nbval (compared with the build), the student edition,
 #               and the checks of both built sites (HTML and headless Chromium)
-# Both need only Python >= 3.10 on the machine.
+# Both need only Python >= 3.11 on the machine (pyproject.toml's requires-python).
 
 PYTHON ?= python3
 VENV   := .venv
