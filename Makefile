@@ -3,7 +3,8 @@
 #   make test   set up .venv, run ibcore's unit tests, the strict book build, every
 #               chapter through nbval (compared with the build), the student edition,
 #               and the checks of both built sites (HTML and headless Chromium)
-# Both need only Python >= 3.10 on the machine.
+# Both need only Python >= 3.11 on the machine (pyproject.toml's requires-python); `make test`
+# also takes a CPython 3.13, Colab's Python, for its Colab-like stage when it finds one.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -28,6 +29,7 @@ help:
 	@echo "make student   build the student edition into _build/student"
 	@echo "make homework  build the problem sets with otter into _build/homework (and student/homework)"
 	@echo "make bench     run the benchmark suite (not part of make test)"
+	@echo "make launch    Binder and Colab checks: pins on the lowest Python, notebooks in a Colab-like venv"
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -98,3 +100,26 @@ bench: $(STAMP)
 
 clean:
 	rm -rf _build .pytest_cache .benchmarks
+
+# ---- launch: Binder and Colab as their users meet them (tests/launch/, part of `make test`)
+# launch-pins: the pins resolve for the lowest supported Python (pip's resolver, network);
+#   it runs again only when a requirements file or pyproject.toml changes.
+# launch-colab: .venv-colab holds Colab's versions (tests/launch/colab-versions.txt); the
+#   prologue and one chapter per part run there from their launch .ipynb, whose set-up cell
+#   installs ibcore from (a snapshot of) this checkout.
+COLAB_VENV  := .venv-colab
+LAUNCH_TEST := IB_LAUNCH=1 IB_COLAB_VENV=$(CURDIR)/$(COLAB_VENV) $(BIN)/python -m pytest -p no:cacheprovider
+.PHONY: launch launch-pins launch-colab
+test: launch
+
+launch: launch-pins launch-colab
+
+launch-pins: _build/launch/pins.ok
+
+_build/launch/pins.ok: $(STAMP) requirements.txt requirements-dev.txt pyproject.toml tests/launch/test_pins.py
+	$(LAUNCH_TEST) tests/launch/test_pins.py
+	mkdir -p $(@D) && touch $@
+
+launch-colab: $(STAMP)
+	$(BIN)/python -m tests.launch.colab_env build $(COLAB_VENV)
+	$(LAUNCH_TEST) tests/launch/test_colab.py

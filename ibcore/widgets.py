@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import io
 import os
+import warnings
 
 __all__ = ["explorer", "static_mode"]
 
@@ -80,7 +81,8 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         Slider labels per parameter name (default: the name).
     static : bool, optional
         Force static frames (True) or a live kernel-driven widget (False);
-        ``None`` follows :func:`static_mode`.
+        ``None`` follows :func:`static_mode`. Static frames need ipywidgets 8:
+        under ipywidgets 7 (Colab) the explorer is live, with a warning.
     dpi : int
         Resolution of the static frames.
     max_frames : int
@@ -103,6 +105,10 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     header = widgets.HTML(f"<p><em>{html.escape(caption)}</em></p>") if caption else None
     if static is None:
         static = static_mode()
+    if static and not hasattr(widgets, "Stack"):  # ipywidgets 7 (Colab) has no Stack
+        warnings.warn("precomputed explorer frames need ipywidgets 8; showing the live explorer",
+                      stacklevel=2)
+        static = False
 
     if not static:
         out = widgets.Output()

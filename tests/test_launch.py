@@ -1,19 +1,25 @@
-"""Launching works: every generated notebook's set-up cell runs in a fresh kernel, and on a
-machine without ibcore (Colab) the same cell installs it from the repository."""
+"""Launching works: every generated notebook's set-up cell runs in a fresh kernel; the files
+that Binder reads say what we mean; one Python range everywhere.
+
+Installing ibcore where it is missing (Colab) is tested in a Colab-like environment by
+``make launch`` (``tests/launch/``), which also checks the pins on the lowest Python.
+"""
 from __future__ import annotations
 
 import os
-import subprocess
+import re
 import sys
-import sysconfig
-import venv
+from importlib import metadata
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
 import ibcore
+from tests.launch import repo_files
 from tools import notebooks as nbtools
+
+ROOT = nbtools.ROOT
 
 CASES = [(md, edition) for md in nbtools.chapters() for edition in nbtools.EDITIONS]
 IDS = [f"{edition}:{md.relative_to(nbtools.ROOT).as_posix()}" for md, edition in CASES]
@@ -34,29 +40,90 @@ def test_setup_cell_runs_in_a_fresh_kernel(md, edition):
     assert not any(o.output_type == "error" for o in nb.cells[0].outputs)
 
 
-def test_setup_cell_installs_ibcore_where_it_is_missing(tmp_path):
-    """The Colab path: no ibcore in the kernel, so the cell pip-installs it from git."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=nbtools.ROOT, capture_output=True, text=True)
-    if head.returncode != 0:
-        pytest.skip("not a git checkout")
-    config = nbtools.load_config()
-    # the local clone stands in for GitHub (pip wants a host in file URLs)
-    config["repository"]["url"] = f"file://localhost{nbtools.ROOT.as_posix()}"
-    config["ibcore"]["install_ref"] = head.stdout.strip()
-    source = nbtools.setup_cell_source(config)
+# ------------------------------------------------------------------ one Python range
 
-    env_dir = tmp_path / "colab"
-    venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
-    # numpy & co. come from the project's environment, but ibcore's editable hook does not
-    env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"], "PIP_NO_INPUT": "1"}
-    probe = subprocess.run([str(python), "-c", "import ibcore"], cwd=tmp_path, env=env, capture_output=True)
-    assert probe.returncode != 0, "the fresh environment must start without ibcore"
-    run = subprocess.run([str(python), "-c", source], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.strip().endswith(f"ibcore {ibcore.__version__}")
-    where = subprocess.run([str(python), "-c", "import ibcore; print(ibcore.__file__)"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True)
-    assert str(env_dir) in where.stdout, "ibcore must now be installed in the fresh environment"
-    assert sys.prefix not in where.stdout
+_CLAIM = re.compile(r"Python\s*(?:≥|>=)\s*(3\.\d+)|Python (3\.\d+) or newer")
+
+
+def test_one_supported_python_range():
+    """README and Makefile state the range of ``pyproject.toml``; runtime.txt lies inside it."""
+    minimum = repo_files.minimum_python()
+    for name in ("README.md", "Makefile"):
+        claims = [a or b for a, b in _CLAIM.findall((ROOT / name).read_text(encoding="utf-8"))]
+        assert claims, f"{name} states no supported Python"
+        assert set(claims) == {minimum}, f"{name} claims Python {claims}; pyproject.toml says >={minimum}"
+    name, version, _ = repo_files.read_runtime(ROOT / "runtime.txt")
+    assert name == "python"
+    # a bare major ("python-3") gets repo2docker's default, today 3.10: pin major.minor
+    assert version and len(version.split(".")) == 2, f"runtime.txt must pin python-3.X, not {version!r}"
+    # repo2docker stops with "runtime.txt version not supported by pyproject.toml" otherwise
+    assert version in repo_files.requires_python()
+    assert version in repo_files.REPO2DOCKER_PYTHONS
+    for name in ("README.md", "_config.yml"):  # where the docs name Binder's Python
+        named = set(re.findall(r"python-(3\.\d+)", (ROOT / name).read_text(encoding="utf-8")))
+        assert named <= {version}, f"{name} names Binder's Python {named}; runtime.txt pins {version}"
+
+
+def test_binder_runs_the_python_ci_tests():
+    _, version, _ = repo_files.read_runtime(ROOT / "runtime.txt")
+    here = "%d.%d" % sys.version_info[:2]
+    if version != here and not os.environ.get("CI"):
+        pytest.skip(f"runtime.txt pins {version}; these tests run on {here} (CI runs {version})")
+    assert version == here, f"runtime.txt pins Python {version} but CI tests {here}"
+
+
+def test_launch_settings_name_the_files_binder_and_colab_read():
+    launch = nbtools.load_config()["launch_buttons"]
+    if launch.get("binderhub_url"):
+        assert (ROOT / "requirements.txt").is_file() and (ROOT / "runtime.txt").is_file()
+        # repo2docker ships JupyterLab and Notebook; "classic" would open the retired interface
+        assert launch.get("notebook_interface") == "jupyterlab"
+    if launch.get("colab_url"):
+        for md in nbtools.chapters():
+            assert nbtools.launch_notebook_path(md, "instructor").is_file(), f"{md}: no notebook for Colab"
+
+
+# ------------------------------------------------------------------ Binder (repo2docker)
+
+def test_binder_installs_this_repository():
+    """requirements.txt as repo2docker reads it: from the repository's root, `-e .` = ibcore."""
+    # a binder/ or .binder/ folder would replace the root's requirements.txt and runtime.txt
+    assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
+    _, local = repo_files.requirement_lines(ROOT / "requirements.txt")
+    assert local == ["-e ."], f"requirements.txt's local lines must be just `-e .`, got {local}"
+    # repo2docker runs pip in the repository's folder, where requirements.txt lies, so "." is
+    # the repository: the project ibcore (repo2docker then also runs `pip install .` on it)
+    project = repo_files.pyproject(ROOT)
+    assert project["project"]["name"] == "ibcore" and "build-system" in project
+    assert (ROOT / "ibcore" / "__init__.py").is_file()
+
+
+# glibc and the GCC runtime: in every Ubuntu image, repo2docker's buildpack-deps:24.04 included;
+# any other library must come inside a wheel (auditwheel bundles them) or from an apt.txt
+BASE_IMAGE_LIBRARIES = {
+    "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libutil.so.1",
+    "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "libgcc_s.so.1", "libstdc++.so.6", "libz.so.1",
+}
+
+
+def test_binder_needs_no_system_library():
+    """Every shared library that requirements.txt's packages load is one of theirs or the base image's.
+
+    Read off the wheels installed here, for the Python that runtime.txt pins (the previous
+    test checks it is this one) on Linux, as Binder installs them. Wheels only: the launch
+    stage resolves the pins with ``--only-binary=:all:``.
+    """
+    reqs, _ = repo_files.requirement_lines(ROOT / "requirements.txt")
+    dists = [metadata.distribution(n) for n in sorted(repo_files.installed_closure(reqs + ["ibcore"]))]
+    shipped, needs = set(), {}
+    for dist in dists:
+        for file in dist.files or []:
+            if ".so" not in file.name:
+                continue
+            shipped.add(file.name)
+            for lib in repo_files.needed_libraries(dist.locate_file(file)) or []:
+                needs.setdefault(lib, set()).add(dist.metadata["Name"])
+    missing = {lib: sorted(who) for lib, who in needs.items()
+               if lib not in shipped and lib not in BASE_IMAGE_LIBRARIES}
+    assert needs, "no compiled library found: is numpy installed?"
+    assert not missing, f"libraries Binder's base image lacks (add them to apt.txt): {missing}"
