@@ -21,6 +21,7 @@ not see files under ``book/``).
 from __future__ import annotations
 
 import contextlib
+import os
 import types
 from pathlib import Path
 
@@ -79,6 +80,11 @@ class MystNotebookFile(nbval.plugin.IPyNbFile):
         except KeyError:
             raise FileNotFoundError(f"{self.path} has no executed copy in {cache}: its code changed "
                                     "since the book was built; rebuild it first") from None
+
+    def setup(self):
+        # the kernel inherits the environment: tell ibcore which chapter it runs (figure reports)
+        os.environ["IBCORE_NOTEBOOK"] = Path(self.path).resolve().relative_to(self.config.rootpath).as_posix()
+        super().setup()
 
     def collect(self):
         reference = self.reference()
