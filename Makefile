@@ -1,15 +1,31 @@
 # The two commands of the README:
 #   make book   set up .venv, execute every chapter, build the site into _build/html
-#   make test   set up .venv, run ibcore's unit tests, the strict book build, every
-#               chapter through nbval (compared with the build), the student edition,
-#               and the checks of both built sites (HTML and headless Chromium)
-# Both need only Python >= 3.10 on the machine.
+#   make test   set up, then every stage of TEST_STAGES, two at a time (JOBS): ibcore's
+#               unit tests; the strict book build; every chapter through nbval (compared
+#               with the build); the student edition; the PDFs; the checks of both sites
+#               and PDFs (HTML, headless Chromium, accessibility)
+# Both need only Python >= 3.10 on the machine (and root, or Debian's chromium and
+# poppler-utils already installed, for the browser and PDF checks).
+#
+# Every target names what it needs, so any of them runs alone or under `make -jN`:
+#
+#   .venv ─┬─ unit
+#          ├─ site ─┬─ chapters
+#          │        ├─ pdf ─────────┐
+#          │        └─ student ─┬───┼─ site-check
+#          │                    └─ pdf-student
+#          └─ chromium (Debian's chromium + poppler-utils, axe-core)
+#
+# A new test stage is a target that names its needs and appends itself to TEST_STAGES.
 
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3
+JOBS   ?= 2
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-JB     := $(BIN)/jupyter-book build . -W -n --keep-going
+PYTEST := $(BIN)/python -m pytest --no-header
 # nbval kernels and myst-nb's executor start `python`: make it the venv's
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONHASHSEED := 0
@@ -18,65 +34,99 @@ export IBCORE_STATIC_WIDGETS := 1
 # ...and no progress bars: their timing text would differ between executions
 export IBCORE_PROGRESS := 0
 
-.PHONY: book test unit chapters site site-check notebooks student bench clean help vendor chromium
+# `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
+quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
+
+TEST_STAGES := unit chapters site-check
+
+.PHONY: help book test test-stages unit site chapters student pdf pdf-student site-check chromium \
+        vendor notebooks bench clean
 
 help:
-	@echo "make book      build the website into _build/html"
-	@echo "make test      run every test (unit, chapters, strict build, site checks)"
-	@echo "make notebooks regenerate the paired .ipynb from the .md chapters"
-	@echo "make student   build the student edition into _build/student"
-	@echo "make bench     run the benchmark suite (not part of make test)"
+	@echo "make book         build the website into _build/html"
+	@echo "make test         run every test (unit, chapters, strict build, PDFs, site checks)"
+	@echo "make notebooks    regenerate the paired .ipynb from the .md chapters"
+	@echo "make student      build the student edition into _build/student"
+	@echo "make pdf          the print edition, _build/pdf/implicit-bias-executable.pdf (pdf-student: without solutions)"
+	@echo "make bench        run the benchmark suite (not part of make test)"
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	touch $(STAMP)
+# ---------------------------------------------------------------- set-up
+# pip's warnings about the machine's extra package folders that lack a package are benign
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml tools/ipython_kernel_config.py
+	@echo "==> set-up: Python packages into .venv (about 2 min the first time)"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet -r requirements-dev.txt 2>&1 \
+	  | { grep -v "^WARNING: Location '.*' is ignored: it is neither a file nor a directory" || true; }
+	@mkdir -p $(VENV)/etc/ipython && cp tools/ipython_kernel_config.py $(VENV)/etc/ipython/
+	@touch $(STAMP)
 
 # site assets, and an execution cache that forgets chapters run with an older ibcore
 vendor: $(STAMP)
-	$(BIN)/python -m tools.vendor
-	$(BIN)/python -m tools.cache_guard _build
+	@$(BIN)/python -m tools.vendor
+	@$(BIN)/python -m tools.cache_guard _build
 
-book: $(STAMP) vendor
-	$(JB)
-	@echo
+# the browser and PDF checks use Debian's chromium and poppler-utils: install them when
+# we can (CI runs as root); axe-core, for the accessibility audit, comes from npm
+chromium: $(STAMP)
+	@command -v chromium >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "==> set-up: Debian's chromium and poppler-utils for the browser and PDF checks"; \
+	    $(call quietly,_build/logs/apt.log,apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends chromium poppler-utils); \
+	  else echo "chromium or pdftotext is missing: apt-get install chromium poppler-utils, or set IB_SKIP_BROWSER=1"; fi; }
+	@$(BIN)/python -m tools.vendor --tests
+
+# ---------------------------------------------------------------- builds
+site: vendor
+	@echo "==> site: the book with every chapter executed, into _build/html (about 3 min; seconds when cached)"
+	@$(BIN)/python -m tools.build_book
+
+book: site
 	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
+
+# the student edition: same sources and execution cache (filled by `site`), solutions removed
+student: site
+	@echo "==> student: the student edition, into _build/student"
+	@$(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null
+	@$(BIN)/python -m tools.build_book --config _build/student_config.yml --out _build/student_build/html
+	@rm -rf _build/student && mv _build/student_build/html _build/student
+
+# the print editions, printed from the built sites by Debian's chromium
+pdf: site chromium
+	@echo "==> pdf: the instructor edition's PDF, into _build/pdf"
+	@$(BIN)/python -m tools.pdf instructor _build/html _build/pdf
+
+pdf-student: student chromium
+	@echo "==> pdf-student: the student edition's PDF, into _build/pdf"
+	@$(BIN)/python -m tools.pdf student _build/student _build/pdf
 
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.notebooks sync
 
+# ---------------------------------------------------------------- tests
+test: $(STAMP)
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory -j$(JOBS) --output-sync=line test-stages \
+	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
+
+test-stages: $(TEST_STAGES)
+
 unit: $(STAMP)
-	$(BIN)/python -m tools.notebooks check
-	$(BIN)/python -m pytest tests --ignore=tests/site
+	@echo "==> unit: generated notebooks in sync, ibcore's unit tests, book structure"
+	@$(BIN)/python -m tools.notebooks check
+	@$(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py
 
 # every chapter through nbval, compared with the build's execution (same numbers twice);
-# with an empty sweep cache, so that the second execution recomputes every trial
-chapters: $(STAMP)
-	rm -rf _build/nbval-sweep-cache
-	IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache $(BIN)/python -m pytest book --nbval-myst-reference=_build/.jupyter_cache
+# with an empty sweep cache, so that the second execution recomputes every trial; every
+# figure displayed is checked for legends over data (tests/test_figures.py reads the report)
+chapters: site
+	@echo "==> chapters: every chapter executed again by nbval, outputs compared with the build"
+	@rm -rf _build/nbval-sweep-cache _build/figures.jsonl
+	@IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl 	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache
 
-site: $(STAMP) vendor
-	$(JB)
-
-site-check: $(STAMP) chromium
-	IB_SITE=_build/html IB_STUDENT_SITE=_build/student $(BIN)/python -m pytest tests/site
-
-# the browser tests use Debian's chromium; install it when we can (CI runs as root)
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian's chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium is missing: apt-get install chromium, or set IB_SKIP_BROWSER=1"; fi; }
-
-test: unit site chapters student site-check
-
-# the student edition: same sources and execution cache, solutions removed
-student: $(STAMP) vendor
-	$(BIN)/python -m tools.notebooks student-config _build/student_config.yml
-	$(BIN)/jupyter-book build . -W -n --keep-going --config _build/student_config.yml --path-output _build/student_build
-	rm -rf _build/student && mv _build/student_build/_build/html _build/student && rm -rf _build/student_build
-	@echo "Student edition: file://$(CURDIR)/_build/student/index.html"
+site-check: site student pdf pdf-student chromium
+	@echo "==> site-check: both sites and PDFs (HTML, Chromium, accessibility, print)"
+	@IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
