@@ -198,18 +198,12 @@ def report_figure(fig) -> list[dict]:
     """Check ``fig`` with :func:`legend_overlaps`; append what it finds to ``$IBCORE_FIGURE_REPORT``.
 
     Each JSON line also names the notebook (``$IBCORE_NOTEBOOK``, set by the book's nbval
-    plugin) and the execution count of the cell. Without the variable, nothing is written.
+    plugin). Without the variable, nothing is written.
     """
     path = os.environ.get("IBCORE_FIGURE_REPORT")
     found = legend_overlaps(fig)
     if path:
-        try:
-            from IPython import get_ipython
-
-            cell = getattr(get_ipython(), "execution_count", None)
-        except ImportError:
-            cell = None
-        record = {"notebook": os.environ.get("IBCORE_NOTEBOOK", os.getcwd()), "cell": cell, "overlaps": found}
+        record = {"notebook": os.environ.get("IBCORE_NOTEBOOK", os.getcwd()), "overlaps": found}
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
     return found

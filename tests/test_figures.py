@@ -18,8 +18,21 @@ from tools import notebooks as nbtools
 
 ROOT = nbtools.ROOT
 CHAPTERS = [p.relative_to(ROOT).as_posix() for p in nbtools.chapters()]
-# Figures with a known overlap, fixed on another branch: these tests pass once the fix lands.
-KNOWN = {}
+# Overlaps this check found when it was written (2026-12-01), in chapters that other branches
+# edit: chapter -> axes titles (substrings). A known overlap makes its test xfail, and the test
+# passes once the chapter's legends move; any other overlap fails. Delete an entry once fixed.
+KNOWN = {
+    "book/prologue/linear_min_norm.md": ["GD on least squares"],          # explorer frames
+    "book/relu/01_setting.md": ["gaussian, n=20"],                        # explorer frames
+    "book/relu/02_one_neuron.md": ["their dual coefficients freeze"],
+    "book/relu/03_gap.md": ["spiked (one spike"],                         # explorer frame
+    "book/relu/04_two_neurons.md": ["$b_0$ = 1, d = "],                   # explorer frames
+    "book/relu/06_bad_init.md": ["two positives off", "tiny (b = 1e-3)"],  # explorer frames
+    "book/quadratic/03_escape.md": ["p* = 4, p = "],                      # explorer frames
+    # issue 15 names the right panel of the SGD figure (being fixed on the Part II branch)
+    "book/quadratic/04_manifold.md": ["Paths of $R$", "SGD, N = 1000", "The frame moves", "Frame drift"],
+    "book/quadratic/05_landscape.md": ["zero weights"],                   # Hessian spectra
+}
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +49,18 @@ def report() -> dict[str, list[dict]]:
     return by_chapter
 
 
-@pytest.mark.parametrize("chapter", [
-    pytest.param(c, marks=pytest.mark.xfail(reason=KNOWN[c], strict=False)) if c in KNOWN else c
-    for c in CHAPTERS])
+def describe(overlap: dict) -> str:
+    axes = overlap["axes"] or overlap["suptitle"] or overlap["ylabel"]
+    return f"legend of the axes {axes!r} covers {overlap['covers']}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_no_legend_covers_plotted_data(report, chapter):
     records = report.get(chapter, [])
     assert records, f"{chapter}: no figure was checked (does it call use_house_style()?)"
-    bad = [f"cell {r['cell']}: legend of the axes {o['axes'] or o['ylabel']!r} covers {o['covers']}"
-           for r in records for o in r["overlaps"]]
-    assert not bad, f"{chapter}: move these legends off the data (loc=..., or outside the axes):\n" + "\n".join(bad)
+    overlaps = [o for r in records for o in r["overlaps"]]
+    known = KNOWN.get(chapter, [])
+    new = [describe(o) for o in overlaps if not any(k in o["axes"] for k in known)]
+    assert not new, f"{chapter}: move these legends off the data (loc=..., or outside the axes):\n" + "\n".join(new)
+    if overlaps:
+        pytest.xfail(f"{len(overlaps)} known overlaps, e.g. {describe(overlaps[0])}")
