@@ -10,11 +10,12 @@
 # Every target names what it needs, so any of them runs alone or under `make -jN`:
 #
 #   .venv ─┬─ unit
-#          ├─ site ─┬─ chapters
-#          │        ├─ pdf ─────────┐
-#          │        └─ student ─┬───┼─ site-check
-#          │                    └─ pdf-student
-#          └─ chromium (Debian's chromium + poppler-utils, axe-core)
+#          ├─ site ──┬─ chapters (with nbval, which runs alongside the build)
+#          │         ├─ site-check ─────── (+ chromium)
+#          │         ├─ student ─┬─ student-check (+ chromium)
+#          │         │           └─ pdf-student ─┐
+#          │         └─ pdf ─────────────────────┴─ pdf-check
+#          └─ chromium (Debian's chromium and poppler-utils; axe-core)
 #
 # A new test stage is a target that names its needs and appends itself to TEST_STAGES.
 
@@ -34,13 +35,16 @@ export IBCORE_STATIC_WIDGETS := 1
 # ...and no progress bars: their timing text would differ between executions
 export IBCORE_PROGRESS := 0
 
+# `stage NAME, WHAT`: a stage's first line; `done NAME`: its last, with the time it took
+stage = echo "==> $(1): $(2)"; start=$$(date +%s)
+done = echo "<== $(1): done in $$(( $$(date +%s) - start )) s"
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
-TEST_STAGES := unit chapters site-check
+TEST_STAGES := chapters unit site-check student-check pdf-check
 
-.PHONY: help book test test-stages unit site chapters student pdf pdf-student site-check chromium \
-        vendor notebooks bench clean
+.PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
+        student-check pdf-check chromium vendor notebooks bench clean
 
 help:
 	@echo "make book         build the website into _build/html"
@@ -78,55 +82,73 @@ chromium: $(STAMP)
 
 # ---------------------------------------------------------------- builds
 site: vendor
-	@echo "==> site: the book with every chapter executed, into _build/html (about 3 min; seconds when cached)"
-	@$(BIN)/python -m tools.build_book
+	@$(call stage,site,the book with every chapter executed into _build/html (minutes; seconds when cached)); \
+	$(BIN)/python -m tools.build_book && $(call done,site)
 
 book: site
 	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
 
 # the student edition: same sources and execution cache (filled by `site`), solutions removed
 student: site
-	@echo "==> student: the student edition, into _build/student"
-	@$(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null
-	@$(BIN)/python -m tools.build_book --config _build/student_config.yml --out _build/student_build/html
-	@rm -rf _build/student && mv _build/student_build/html _build/student
+	@$(call stage,student,the student edition into _build/student); \
+	$(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null \
+	  && $(BIN)/python -m tools.build_book --config _build/student_config.yml --out _build/student_build/html \
+	  && rm -rf _build/student && mv _build/student_build/html _build/student && $(call done,student)
 
 # the print editions, printed from the built sites by Debian's chromium
 pdf: site chromium
-	@echo "==> pdf: the instructor edition's PDF, into _build/pdf"
-	@$(BIN)/python -m tools.pdf instructor _build/html _build/pdf
+	@$(call stage,pdf,the instructor edition printed into _build/pdf); \
+	$(BIN)/python -m tools.pdf instructor _build/html _build/pdf && $(call done,pdf)
 
 pdf-student: student chromium
-	@echo "==> pdf-student: the student edition's PDF, into _build/pdf"
-	@$(BIN)/python -m tools.pdf student _build/student _build/pdf
+	@$(call stage,pdf-student,the student edition printed into _build/pdf); \
+	$(BIN)/python -m tools.pdf student _build/student _build/pdf && $(call done,pdf-student)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.notebooks sync
 
 # ---------------------------------------------------------------- tests
+# two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory -j$(JOBS) --output-sync=line test-stages \
+	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) --output-sync=line test-stages \
 	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
 
 test-stages: $(TEST_STAGES)
 
 unit: $(STAMP)
-	@echo "==> unit: generated notebooks in sync, ibcore's unit tests, book structure"
-	@$(BIN)/python -m tools.notebooks check
-	@$(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py
+	@$(call stage,unit,generated notebooks in sync; ibcore's unit tests; the book's structure); \
+	$(BIN)/python -m tools.notebooks check \
+	  && $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py && $(call done,unit)
 
 # every chapter through nbval, compared with the build's execution (same numbers twice);
 # with an empty sweep cache, so that the second execution recomputes every trial; every
-# figure displayed is checked for legends over data (tests/test_figures.py reads the report)
-chapters: site
-	@echo "==> chapters: every chapter executed again by nbval, outputs compared with the build"
-	@rm -rf _build/nbval-sweep-cache _build/figures.jsonl
-	@IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl 	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache
+# figure displayed is checked for legends over data (tests/test_figures.py reads the report).
+# Under make -j the two executions run side by side: nbval waits for the build to execute
+# each chapter (tests/nbval_myst.py), so `nbval` alone needs a build running or done.
+chapters: site nbval
 
-site-check: site student pdf pdf-student chromium
-	@echo "==> site-check: both sites and PDFs (HTML, Chromium, accessibility, print)"
-	@IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
+nbval: vendor
+	@$(call stage,chapters,every chapter executed again by nbval and compared with the build); \
+	rm -rf _build/nbval-sweep-cache _build/figures.jsonl; \
+	IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
+	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache --nbval-myst-wait=3600 \
+	  && $(call done,chapters)
+
+# the built sites and PDFs: HTML, headless Chromium, accessibility (axe-core), print
+SITE_TESTS := IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
+
+site-check: site chromium
+	@$(call stage,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard); \
+	$(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student" && $(call done,site-check)
+
+student-check: site student chromium
+	@$(call stage,student-check,the student site: no solutions; accessibility in both themes); \
+	$(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student" && $(call done,student-check)
+
+pdf-check: site student pdf pdf-student
+	@$(call stage,pdf-check,both PDFs: titles; typeset maths; figures; solutions); \
+	$(SITE_TESTS)/test_pdf.py && $(call done,pdf-check)
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .

@@ -10,6 +10,7 @@ Set ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without Chromium.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
@@ -48,9 +49,16 @@ def chromium_browser():
 
 
 @pytest.fixture(scope="module")
-def servers(site, student_site):
-    with br.serve(site) as instructor, br.serve(student_site) as student:
-        yield {"instructor": instructor, "student": student}
+def servers(request):
+    """A server per edition, started when a test first asks for it (``servers[edition]``)."""
+    with contextlib.ExitStack() as stack:
+        class Servers(dict):
+            def __missing__(self, edition):
+                folder = request.getfixturevalue("site" if edition == "instructor" else "student_site")
+                self[edition] = stack.enter_context(br.serve(folder))
+                return self[edition]
+
+        yield Servers()
 
 
 @pytest.fixture(scope="module")
