@@ -35,9 +35,10 @@ export IBCORE_STATIC_WIDGETS := 1
 # ...and no progress bars: their timing text would differ between executions
 export IBCORE_PROGRESS := 0
 
-# `stage NAME, WHAT`: a stage's first line; `done NAME`: its last, with the time it took
-stage = echo "==> $(1): $(2)"; start=$$(date +%s)
-done = echo "<== $(1): done in $$(( $$(date +%s) - start )) s"
+# `run NAME, WHAT, COMMANDS`: a stage. It says what it does, prefixes every line of its output
+# with [NAME] (stages run side by side), and ends with its duration. No commas in COMMANDS.
+run = { echo "==> $(2)"; start=$$(date +%s); { $(3); } && echo "<== done in $$(( $$(date +%s) - start )) s"; } \
+      2>&1 | sed -u 's/^/[$(1)] /'
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
@@ -82,27 +83,27 @@ chromium: $(STAMP)
 
 # ---------------------------------------------------------------- builds
 site: vendor
-	@$(call stage,site,the book with every chapter executed into _build/html (minutes; seconds when cached)); \
-	$(BIN)/python -m tools.build_book && $(call done,site)
+	@$(call run,site,the book with every chapter executed into _build/html (minutes; seconds when cached),\
+	  $(BIN)/python -m tools.build_book)
 
 book: site
 	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
 
 # the student edition: same sources and execution cache (filled by `site`), solutions removed
 student: site
-	@$(call stage,student,the student edition into _build/student); \
-	$(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null \
+	@$(call run,student,the student edition into _build/student,\
+	  $(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null \
 	  && $(BIN)/python -m tools.build_book --config _build/student_config.yml --out _build/student_build/html \
-	  && rm -rf _build/student && mv _build/student_build/html _build/student && $(call done,student)
+	  && rm -rf _build/student && mv _build/student_build/html _build/student)
 
 # the print editions, printed from the built sites by Debian's chromium
 pdf: site chromium
-	@$(call stage,pdf,the instructor edition printed into _build/pdf); \
-	$(BIN)/python -m tools.pdf instructor _build/html _build/pdf && $(call done,pdf)
+	@$(call run,pdf,the instructor edition printed into _build/pdf,\
+	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
 
 pdf-student: student chromium
-	@$(call stage,pdf-student,the student edition printed into _build/pdf); \
-	$(BIN)/python -m tools.pdf student _build/student _build/pdf && $(call done,pdf-student)
+	@$(call run,pdf-student,the student edition printed into _build/pdf,\
+	  $(BIN)/python -m tools.pdf student _build/student _build/pdf)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.notebooks sync
@@ -111,15 +112,14 @@ notebooks: $(STAMP)
 # two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) --output-sync=line test-stages \
+	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) test-stages \
 	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
 
 test-stages: $(TEST_STAGES)
 
 unit: $(STAMP)
-	@$(call stage,unit,generated notebooks in sync; ibcore's unit tests; the book's structure); \
-	$(BIN)/python -m tools.notebooks check \
-	  && $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py && $(call done,unit)
+	@$(call run,unit,generated notebooks in sync; ibcore's unit tests; the book's structure,\
+	  $(BIN)/python -m tools.notebooks check && $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py)
 
 # every chapter through nbval, compared with the build's execution (same numbers twice);
 # with an empty sweep cache, so that the second execution recomputes every trial; every
@@ -129,26 +129,25 @@ unit: $(STAMP)
 chapters: site nbval
 
 nbval: vendor
-	@$(call stage,chapters,every chapter executed again by nbval and compared with the build); \
-	rm -rf _build/nbval-sweep-cache _build/figures.jsonl; \
-	IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
-	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache --nbval-myst-wait=3600 \
-	  && $(call done,chapters)
+	@$(call run,chapters,every chapter executed again by nbval (alongside the build) and compared with it,\
+	  rm -rf _build/nbval-sweep-cache _build/figures.jsonl \
+	  && IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
+	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache --nbval-myst-wait=3600)
 
 # the built sites and PDFs: HTML, headless Chromium, accessibility (axe-core), print
 SITE_TESTS := IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
 
 site-check: site chromium
-	@$(call stage,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard); \
-	$(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student" && $(call done,site-check)
+	@$(call run,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard,\
+	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student")
 
 student-check: site student chromium
-	@$(call stage,student-check,the student site: no solutions; accessibility in both themes); \
-	$(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student" && $(call done,student-check)
+	@$(call run,student-check,the student site: no solutions; accessibility in both themes,\
+	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student")
 
 pdf-check: site student pdf pdf-student
-	@$(call stage,pdf-check,both PDFs: titles; typeset maths; figures; solutions); \
-	$(SITE_TESTS)/test_pdf.py && $(call done,pdf-check)
+	@$(call run,pdf-check,both PDFs: titles; typeset maths; figures; solutions,\
+	  $(SITE_TESTS)/test_pdf.py)
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .

@@ -3,7 +3,7 @@
 Every page of the book is there under its title, the mathematics is typeset (no raw TeX
 outside code), every figure and explorer frame is printed, the instructor PDF shows the
 solutions and the student PDF none of them. Runs when ``IB_PDF`` names the folder of the
-PDFs (``make site-check`` sets it); the sites they were printed from are ``IB_SITE`` and
+PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
 ``IB_STUDENT_SITE``.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\no
 def _pdf(edition: str) -> Path:
     folder = os.environ.get("IB_PDF")
     if not folder:
-        pytest.skip("set IB_PDF to the folder of the built PDFs (make site-check does)")
+        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
     path = (ROOT / folder / pdf_name(edition)).resolve()
     if not path.exists():
         pytest.fail(f"{path} is missing: run `make pdf` / `make pdf-student` first")
