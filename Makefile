@@ -42,7 +42,8 @@ run = { echo "==> $(2)"; start=$$(date +%s); { $(3); } && echo "<== done in $$((
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
-TEST_STAGES := chapters unit site-check student-check pdf-check
+# order: the long executions first, then what unlocks the most (student before the checks)
+TEST_STAGES := chapters unit pdf-check student-check site-check
 
 .PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
         student-check pdf-check chromium vendor notebooks bench clean

@@ -89,12 +89,12 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
     printed: list[tuple[dict, str, bytes]] = []
     with br.serve(site) as base, br.browser() as b:
         page = b.new_page()
+        start = time.perf_counter()
         for entry in toc_entries():
-            start = time.perf_counter()
             br.load(page, f"{base}/{entry['file']}.html")
             heading = page.evaluate(UNLINK_JS, base)
             printed.append((entry, heading, page.pdf(**PAPER)))
-            log(f"  printed {entry['file']} ({time.perf_counter() - start:.1f} s)")
+        log(f"  printed {len(printed)} pages of the site in {time.perf_counter() - start:.0f} s")
         readers = [PdfReader(io.BytesIO(data)) for _, _, data in printed]
         # the front matter: a title page and a contents page (whose length is known once laid out)
         front_pages = 2
