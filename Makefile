@@ -78,7 +78,7 @@ chromium: $(STAMP)
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "==> set-up: Debian's chromium and poppler-utils for the browser and PDF checks"; \
 	    $(call quietly,_build/logs/apt.log,apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq --no-install-recommends chromium poppler-utils); \
+	      apt-get install -y -qq chromium poppler-utils); \
 	  else echo "chromium or pdftotext is missing: apt-get install chromium poppler-utils, or set IB_SKIP_BROWSER=1"; fi; }
 	@$(BIN)/python -m tools.vendor --tests
 
