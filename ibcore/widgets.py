@@ -12,9 +12,15 @@ one choice of parameters and a small grid of values per parameter::
   Makefile does for book builds): every frame of the grid is drawn once,
   stored as a PNG, and the sliders switch between frames in the browser with
   ``jslink``; no kernel is needed. Keep grids small (a few dozen frames).
+
+Accessibility and print: each static frame is an ``<img>`` whose alt text is the
+caption followed by the frame's parameter values; the sliders get their accessible
+names and value texts from the site's script (``_static/ib-a11y.js``, the widget
+manager gives them none); in print the default frame appears under its caption.
 """
 from __future__ import annotations
 
+import base64
 import html
 import io
 import os
@@ -46,9 +52,17 @@ def _parse_controls(controls: dict) -> list[tuple[str, list, object]]:
     return parsed
 
 
+def _value_text(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def _figure_png(fig, dpi: int) -> bytes:
     import matplotlib.pyplot as plt
 
+    if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
+        from ibcore.plotting import report_figure
+
+        report_figure(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     plt.close(fig)
@@ -59,7 +73,7 @@ def _slider(name, values, default, description=None):
     import ipywidgets as widgets
 
     return widgets.SelectionSlider(
-        options=[(f"{v:g}" if isinstance(v, float) else str(v), v) for v in values],
+        options=[(_value_text(v), v) for v in values],
         value=default, description=description or name, continuous_update=False,
         style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
 
@@ -103,6 +117,8 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     labels = labels or {}
     sliders = [_slider(name, values, default, labels.get(name)) for name, values, default in parsed]
     header = widgets.HTML(f"<p><em>{html.escape(caption)}</em></p>") if caption else None
+    if header is not None:
+        header.add_class("ib-explorer-caption")
     if static is None:
         static = static_mode()
     if static and not hasattr(widgets, "Stack"):  # ipywidgets 7 (Colab) has no Stack
@@ -131,7 +147,14 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         n_frames *= len(values)
     if n_frames > max_frames:
         raise ValueError(f"controls give {n_frames} frames, more than max_frames={max_frames}; use a coarser grid")
-    alt = html.escape(caption or "explorer frame", quote=True)
+    def frame(params: dict):
+        # an <img> with an alt text (ipywidgets' Image has none): the caption and this frame's values
+        shown = ", ".join(f"{labels.get(k, k)} = {_value_text(v)}" for k, v in params.items())
+        alt = html.escape(f"{caption.rstrip('.') or 'Explorer frame'} ({shown}).", quote=True)
+        data = base64.b64encode(_figure_png(draw(**params), dpi)).decode("ascii")
+        img = widgets.HTML(f'<img src="data:image/png;base64,{data}" alt="{alt}" style="max-width:100%">')
+        img.add_class("ib-explorer-frame")
+        return img
 
     def stack(level: int, fixed: dict):
         name, values, default = parsed[level]
@@ -141,19 +164,17 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
             if level + 1 < len(parsed):
                 children.append(stack(level + 1, params))
             else:
-                img = widgets.Image(value=_figure_png(draw(**params), dpi), format="png",
-                                    layout=widgets.Layout(max_width="100%"))
-                img.add_class("ib-explorer-frame")
-                children.append(img)
+                children.append(frame(params))
         box = widgets.Stack(children, selected_index=values.index(default))
         links.append(widgets.jslink((sliders[level], "index"), (box, "selected_index")))
         return box
 
     links: list = []
     frames = stack(0, {})
-    note = widgets.HTML(
-        f'<p style="font-size:0.85em;color:#555" aria-label="{alt}">Precomputed frames: move the '
-        "sliders to switch between them. Launch the notebook for the live explorer.</p>")
+    note = widgets.HTML('<p style="font-size:0.85em">Precomputed frames: move the sliders to switch '
+                        "between them. Launch the notebook for the live explorer.</p>")
+    note.add_class("ib-explorer-note")
     box = widgets.VBox([w for w in (header, *sliders, frames, note) if w is not None])
+    box.add_class("ib-explorer")
     box._ib_links = links  # keep the links alive with the widget
     return box

@@ -14,6 +14,10 @@ With ``--nbval-myst-reference CACHE`` (``make test`` passes the book build's
 jupyter-cache, ``_build/.jupyter_cache``), the outputs of the build's own
 execution of each chapter become nbval's reference outputs and are compared in
 strict mode: the chapter must print the same numbers when executed a second time.
+The reference is read when the chapter starts, not when it is collected, and
+while the book build is still running (``tools/build_book.py`` marks it with
+``.build-in-progress`` beside the cache) nbval waits for the build to execute
+the chapter: the two executions then run side by side, a chapter apart.
 
 Register it from the root ``conftest.py`` (a conftest below the root would
 not see files under ``book/``).
@@ -21,6 +25,8 @@ not see files under ``book/``).
 from __future__ import annotations
 
 import contextlib
+import os
+import time
 import types
 from pathlib import Path
 
@@ -28,7 +34,11 @@ import jupytext
 import nbformat
 import nbval.plugin
 
+from tools.build_book import build_in_progress
 from tools.notebooks import executed_from_cache, is_myst_notebook
+
+# how long to wait for a build that has not started yet (make -j starts both at once)
+BUILD_START_GRACE = 120.0
 
 
 def with_reference_outputs(nb, reference):
@@ -44,14 +54,10 @@ def with_reference_outputs(nb, reference):
 
 
 @contextlib.contextmanager
-def _nbval_reads_myst(reference):
+def _nbval_reads_myst():
     # nbval reads the file with nbformat.read inside collect(); swap in jupytext for that call only
-    def read(path, as_version=4):
-        nb = jupytext.read(path, fmt="md:myst")
-        return with_reference_outputs(nb, reference) if reference is not None else nb
-
     original = nbval.plugin.nbformat
-    nbval.plugin.nbformat = types.SimpleNamespace(read=read)
+    nbval.plugin.nbformat = types.SimpleNamespace(read=lambda path, as_version=4: jupytext.read(path, fmt="md:myst"))
     try:
         yield
     finally:
@@ -62,30 +68,53 @@ class MystNotebookFile(nbval.plugin.IPyNbFile):
     """An nbval notebook collector whose source is a MyST ``.md`` file."""
 
     def reference(self):
-        """The build's executed copy of this chapter (from its jupyter-cache), or None."""
+        """The build's executed copy of this chapter (from its jupyter-cache), or None.
+
+        While the build runs, wait until it has executed this chapter.
+        """
         option = self.config.getoption("nbval_myst_reference")
         if not option:
             return None
         cache = Path(option).resolve()
-        if cache.suffix == ".ipynb" or not (cache / "global.db").exists():
+        if cache.name != ".jupyter_cache" and not (cache / "global.db").exists():
             # a folder of executed notebooks mirroring the sources
             path = cache / Path(self.path).resolve().relative_to(self.config.rootpath)
             path = path.with_suffix(".ipynb")
             if not path.exists():
                 raise FileNotFoundError(f"no executed reference {path} for {self.path}; build the book first")
             return nbformat.read(path, as_version=4)
-        try:
-            return executed_from_cache(Path(self.path), cache)
-        except KeyError:
-            raise FileNotFoundError(f"{self.path} has no executed copy in {cache}: its code changed "
-                                    "since the book was built; rebuild it first") from None
+        start = time.monotonic()
+        while True:
+            building = build_in_progress(cache.parent)
+            try:
+                if (cache / "global.db").exists():  # (reading a missing cache would create one)
+                    return executed_from_cache(Path(self.path), cache)
+            except KeyError:
+                pass  # not executed (yet)
+            except Exception:  # noqa: BLE001 - the build may be writing this very entry
+                if not building:
+                    raise
+            waited = time.monotonic() - start
+            if not building and waited > (BUILD_START_GRACE if self.config.getoption("nbval_myst_wait") else 0):
+                raise FileNotFoundError(f"{self.path} has no executed copy in {cache}: its code changed "
+                                        "since the book was built; rebuild it first") from None
+            if waited > self.config.getoption("nbval_myst_wait"):
+                raise TimeoutError(f"the book build did not execute {self.path} within {waited:.0f} s")
+            time.sleep(1.0)
 
     def collect(self):
+        if self.config.getoption("nbval_myst_reference"):
+            self.compare_outputs = True  # strict: compared with the build's outputs, filled in at setup
+        with _nbval_reads_myst():
+            yield from super().collect()
+
+    def setup(self):
         reference = self.reference()
         if reference is not None:
-            self.compare_outputs = True  # strict: compare with the build's outputs
-        with _nbval_reads_myst(reference):
-            yield from super().collect()
+            with_reference_outputs(self.nb, reference)  # the collected cells are these very objects
+        # the kernel inherits the environment: tell ibcore which chapter it runs (figure reports)
+        os.environ["IBCORE_NOTEBOOK"] = Path(self.path).resolve().relative_to(self.config.rootpath).as_posix()
+        super().setup()
 
 
 def pytest_addoption(parser):
@@ -93,6 +122,9 @@ def pytest_addoption(parser):
         "--nbval-myst-reference", metavar="PATH", default=None,
         help="compare each MyST chapter's outputs with its executed copy: PATH is a jupyter-cache "
              "(the book's _build/.jupyter_cache) or a folder of executed <chapter>.ipynb")
+    parser.getgroup("nbval").addoption(
+        "--nbval-myst-wait", metavar="SECONDS", type=float, default=0.0,
+        help="while the book build runs, wait up to SECONDS for it to execute each chapter")
 
 
 def pytest_collect_file(file_path: Path, parent):

@@ -1,6 +1,10 @@
 """The house plot style, the explorer widget helper and the progress bars."""
 from __future__ import annotations
 
+import base64
+import json
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -45,16 +49,22 @@ def _all_children(widget):
 
 
 def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
-    box = explorer(_draw, {"a": [1, 2, 3], "b": ([0.5, 1.5], 1.5)}, caption="test", static=True)
+    box = explorer(_draw, {"a": [1, 2, 3], "b": ([0.5, 1.5], 1.5)}, caption="A test.", labels={"b": "β"},
+                   static=True)
     nodes = list(_all_children(box))
-    images = [w for w in nodes if isinstance(w, widgets.Image)]
-    assert len(images) == 6 and all(img.value[:4] == b"\x89PNG" for img in images)
+    frames = [w for w in nodes if "ib-explorer-frame" in w._dom_classes]
+    assert len(frames) == 6
+    first = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)" style="[^"]*">', frames[0].value)
+    assert first, frames[0].value[:200]
+    assert base64.b64decode(first.group(1))[:4] == b"\x89PNG"
+    assert first.group(2) == "A test (a = 1, β = 0.5).", "alt text: the caption and the frame's values"
     stacks = [w for w in nodes if isinstance(w, widgets.Stack)]
     assert len(stacks) == 1 + 3, "one stack for a, one per value of a for b"
     assert stacks[0].selected_index == 1 and stacks[1].selected_index == 1, "defaults: middle a, b = 1.5"
     assert len(box._ib_links) == 4
     sliders = [w for w in nodes if isinstance(w, widgets.SelectionSlider)]
-    assert [s.description for s in sliders] == ["a", "b"]
+    assert [s.description for s in sliders] == ["a", "β"]
+    assert "ib-explorer" in box._dom_classes
 
 
 def test_live_explorer_redraws_when_a_slider_moves():
@@ -96,3 +106,35 @@ def test_static_mode_and_progress_follow_the_environment(monkeypatch):
     monkeypatch.setenv("IBCORE_PROGRESS", "1")
     assert not progress.progress(range(3)).disable
     assert progress.progress(range(3), enabled=False).disable
+
+
+def _legend_figure(loc):
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x, label="rising")               # crosses the upper-left to lower-right diagonal
+    ax.plot(x, 0.5 + 0 * x, ls=":", label="flat")
+    ax.scatter([0.9], [0.1], label="point")
+    ax.legend(loc=loc)
+    return fig
+
+
+def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner():
+    plotting.use_house_style()
+    over = plotting.legend_overlaps(_legend_figure("center"))
+    assert len(over) == 1 and {"rising", "flat"} <= set(over[0]["covers"])
+    assert plotting.legend_overlaps(_legend_figure("upper left")) == []
+    bottom_right = plotting.legend_overlaps(_legend_figure("lower right"))
+    assert bottom_right and "point" in bottom_right[0]["covers"], "scatter points count as data"
+    plt.close("all")
+
+
+def test_report_figure_appends_one_json_line_per_figure(tmp_path, monkeypatch):
+    report = tmp_path / "figures.jsonl"
+    monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
+    monkeypatch.setenv("IBCORE_NOTEBOOK", "book/x.md")
+    plotting.report_figure(_legend_figure("center"))
+    plotting.report_figure(_legend_figure("upper left"))
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [r["notebook"] for r in lines] == ["book/x.md"] * 2
+    assert len(lines[0]["overlaps"]) == 1 and lines[1]["overlaps"] == []
+    plt.close("all")

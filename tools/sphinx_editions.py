@@ -7,6 +7,9 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
   sphinx-exercise's own ``hide_solutions`` crashes on gated solutions
   (sphinx-exercise#89), so we drop the solution nodes after sphinx-exercise has
   merged each gated solution into one node;
+* ``ib_pdf`` in the page context: where the edition's PDF lies in the site
+  (``pdf/<name>.pdf``, written by ``make pdf`` / ``make pdf-student``, see
+  ``tools/pdf.py``), for the sidebar's download link;
 * at the end of the build, the chapter downloads in ``_sources/``: the
   ``.ipynb`` becomes the launchable notebook of the edition (plain Markdown,
   set-up cell) *with the outputs of this build*, and in the student edition
@@ -71,9 +74,21 @@ def write_downloads(app, exception):
             copied.write_text(nbtools.strip_solutions(md.read_text(encoding="utf-8")), encoding="utf-8")
 
 
+def pdf_name(edition: str) -> str:
+    """The file name of an edition's PDF (also its path in the site, under ``pdf/``)."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
+    return "implicit-bias-executable.pdf" if edition == "instructor" else "implicit-bias-executable-student.pdf"
+
+
+def _page_context(app, pagename, templatename, context, doctree):
+    context["ib_pdf"] = f"pdf/{pdf_name(app.config.ib_edition)}"
+
+
 def setup(app):
     app.add_config_value("ib_edition", "instructor", "env", types=[str])
     app.connect("config-inited", _check_edition)
     app.add_transform(RemoveSolutions)
     app.connect("build-finished", write_downloads)
+    app.connect("html-page-context", _page_context)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

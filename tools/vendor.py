@@ -1,5 +1,9 @@
 """Fetch the site's JavaScript (MathJax, require.js, the widget manager) from the npm registry.
 
+It also serves the test-only packages (axe-core, the accessibility engine of the site
+checks) to the tests: :func:`npm_file` reads them from the cached tarball, and they
+never enter the site.
+
 By default Sphinx and myst-nb load these from CDNs, so a site read offline
 shows raw TeX and empty widget areas. This script downloads pinned npm
 tarballs, checks their published sha512 integrity, and extracts the files the
@@ -12,6 +16,7 @@ Only Python is needed. Tarballs are cached in ``~/.cache/ibcore/npm``.
 Usage::
 
     python -m tools.vendor          # idempotent; a no-op when up to date
+    python -m tools.vendor --tests  # download the test-only packages instead
 """
 from __future__ import annotations
 
@@ -60,6 +65,13 @@ PACKAGES = [
             {"package/dist/": "html-manager"},
             suffixes=("embed-amd.js", ".woff", ".woff2", ".ttf", ".eot", ".svg", ".LICENSE.txt")),
 ]
+
+# Used by the tests only, never copied into the site.
+TEST_PACKAGES = {
+    "axe-core": Package("axe-core", "4.14.1",
+                        "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+                        {"package/axe.min.js": "."}),
+}
 
 
 def _fetch(pkg: Package) -> bytes:
@@ -110,6 +122,13 @@ WIDGET_PATHS_JS = """\
 """
 
 
+def npm_file(name: str, path: str) -> str:
+    """The text of ``path`` inside the pinned test-only npm package ``name`` (downloaded once)."""
+    pkg = TEST_PACKAGES[name]
+    with tarfile.open(fileobj=io.BytesIO(_fetch(pkg)), mode="r:gz") as tar:
+        return tar.extractfile(f"package/{path}").read().decode("utf-8")
+
+
 def stamp() -> str:
     lines = [f"{p.name}@{p.version} {p.integrity}" for p in PACKAGES]
     lines.append(hashlib.sha256(WIDGET_PATHS_JS.encode()).hexdigest())
@@ -133,5 +152,9 @@ def vendor(dest: Path = DEST) -> bool:
 
 
 if __name__ == "__main__":
-    vendor()
+    if "--tests" in sys.argv[1:]:  # only the test-only packages (`make chromium`)
+        for pkg in TEST_PACKAGES.values():
+            _fetch(pkg)
+    else:
+        vendor()
     sys.exit(0)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def _built(variable: str, make_target: str) -> Path:
     folder = os.environ.get(variable)
     if not folder:
-        pytest.skip(f"set {variable} to the built site (make site-check does)")
+        pytest.skip(f"set {variable} to the built site (make site-check, student-check and pdf-check do)")
     path = (ROOT / folder).resolve()
     if not (path / "index.html").exists():
         pytest.fail(f"{variable}={folder} holds no built site; run `make {make_target}` first")

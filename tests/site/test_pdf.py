@@ -1,0 +1,184 @@
+"""The print edition (``make pdf``, ``make pdf-student``), read back with poppler's pdftotext.
+
+Every page of the book is there under its title, the mathematics is typeset (no raw TeX
+outside code), every figure and explorer frame is printed, the instructor PDF shows the
+solutions and the student PDF none of them. Runs when ``IB_PDF`` names the folder of the
+PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
+``IB_STUDENT_SITE``.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import html as htmllib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jupytext
+import pytest
+
+from tools import notebooks as nbtools
+from tools.sphinx_editions import pdf_name
+
+ROOT = nbtools.ROOT
+RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\norm|\\\(|\\\[")
+
+
+def _pdf(edition: str) -> Path:
+    folder = os.environ.get("IB_PDF")
+    if not folder:
+        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
+    path = (ROOT / folder / pdf_name(edition)).resolve()
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `make pdf` / `make pdf-student` first")
+    if not shutil.which("pdftotext"):
+        pytest.fail("pdftotext is missing: `apt-get install poppler-utils` (make chromium does it as root)")
+    return path
+
+
+@functools.cache
+def pages_text(path: Path, *, raw: bool = False) -> list[str]:
+    """The text of each page of the PDF (pdftotext separates pages with form feeds).
+
+    ``raw`` keeps the order in which Chromium wrote the text: prose stays in one piece
+    around typeset formulas, whose glyphs pdftotext otherwise sorts into the lines.
+    """
+    out = subprocess.run(["pdftotext", *(["-raw"] if raw else []), "-enc", "UTF-8", str(path), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    return out.split("\f")
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def ranges(path: Path) -> dict[str, tuple[int, int]]:
+    """0-based [first, last) page indices of each book page, from the index written beside the PDF."""
+    index = json.loads(path.with_suffix(".json").read_text())["pages"]
+    n = len(pages_text(path))
+    starts = [p["first_page"] - 1 for p in index] + [n]
+    return {p["file"]: (starts[i], starts[i + 1]) for i, p in enumerate(index)}
+
+
+def md_title(md: Path) -> str:
+    return next(line[2:].strip() for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+
+
+@functools.cache
+def code_text() -> str:
+    """Every code cell and code block of the book, whitespace squashed (TeX is allowed there)."""
+    chunks = []
+    for md in nbtools.toc_files():
+        text = md.read_text(encoding="utf-8")
+        chunks += re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+        if nbtools.is_myst_notebook(md):
+            chunks += [c.source for c in jupytext.reads(text, fmt="md:myst").cells if c.cell_type == "code"]
+    return squash("\n".join(chunks))
+
+
+def letters(text: str) -> str:
+    """Only the letters, lower case: compares prose whatever the line breaks and spacing."""
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def prose_runs(fragment: str, words: int = 6) -> list[str]:
+    """Runs of at least ``words`` words of prose in an HTML fragment (no maths, no code)."""
+    fragment = re.sub(r'<div class="highlight.*?</pre></div>|<pre\b.*?</pre>', "|", fragment, flags=re.S)
+    fragment = re.sub(r'<span class="math[^"]*">.*?</span>|<code\b.*?</code>', "|", fragment, flags=re.S)
+    fragment = re.sub(r"<(div|p|li|section)\b[^>]*>|</(div|p|li|section)>", "|", fragment)
+    text = htmllib.unescape(re.sub(r"<[^>]+>", "", fragment))
+    runs = [squash(run).strip(" .,;:()") for run in text.split("|")]
+    return [run for run in runs if len(run.split()) >= words]
+
+
+def solutions(site: Path, md: Path) -> list[str]:
+    """The first prose run of each solution on a chapter's page of the instructor site."""
+    page = (site / md.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8")
+    blocks = re.findall(r'<div class="solution[ "].*?<section id="solution-content">(.*?)</section>', page, re.S)
+    return [run for block in blocks for run in prose_runs(block)[:1]]
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_every_page_of_the_book_is_printed_under_its_title(edition):
+    path = _pdf(edition)
+    text = squash("\n".join(pages_text(path)))
+    missing = [md_title(md) for md in nbtools.toc_files() if squash(md_title(md)) not in text]
+    assert not missing, f"{path.name}: titles missing: {missing}"
+    found = ranges(path)
+    for md in nbtools.toc_files():
+        first, last = found[md.relative_to(ROOT).with_suffix("").as_posix()]
+        assert last > first, f"{md}: no page printed"
+        assert squash(md_title(md)) in squash(pages_text(path)[first]), f"{md}: its first page lacks its title"
+    assert "Contents" in pages_text(path)[1] or "Contents" in pages_text(path)[2]
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_mathematics_is_typeset_no_raw_tex_outside_code(edition):
+    path = _pdf(edition)
+    code = code_text()
+    raw = []
+    for number, page in enumerate(pages_text(path), start=1):
+        for line in page.splitlines():
+            if RAW_TEX.search(line) and squash(line) not in code:
+                raw.append(f"page {number}: {line.strip()[:120]}")
+    assert not raw, f"{path.name}: raw TeX outside code:\n" + "\n".join(raw[:20])
+    assert "√" in "".join(pages_text(path)), "typeset square roots are missing: did MathJax run?"
+
+
+def _images_on(path: Path, first: int, last: int) -> int:
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    seen = set()
+    for i in range(first, last):
+        for image in reader.pages[i].images:
+            seen.add(hashlib.sha256(image.data).hexdigest())
+    return len(seen)
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site):
+    path = _pdf(edition)
+    built = site if edition == "instructor" else student_site
+    found = ranges(path)
+    short = []
+    for md in nbtools.chapters():
+        page = (built / md.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8")
+        article = page[page.find("<main"):page.find("</main>")]
+        figures = len(set(re.findall(r'<img[^>]+src="([^"]*_images/[^"]+)"', article)))
+        explorers = page.count('"ib-explorer"')  # one default frame each, from the widget state
+        first, last = found[md.relative_to(ROOT).with_suffix("").as_posix()]
+        printed = _images_on(path, first, last)
+        if printed < figures + explorers:
+            short.append(f"{md.name}: {printed} images printed, {figures} figures + {explorers} explorers")
+    assert not short, f"{path.name}:\n" + "\n".join(short)
+
+
+def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
+    instructor, student = _pdf("instructor"), _pdf("student")
+    i_text = letters("\n".join(pages_text(instructor, raw=True)))
+    s_text = letters("\n".join(pages_text(student, raw=True)))
+    samples = [s for md in nbtools.chapters() for s in solutions(site, md)]
+    assert len(samples) >= len(nbtools.chapters()), "too few solution texts to compare"
+    missing = [s for s in samples if letters(s) not in i_text]
+    leaked = [s for s in samples if letters(s) in s_text]
+    assert not missing, f"solutions missing from the instructor PDF: {missing[:5]}"
+    assert not leaked, f"solution text in the student PDF: {leaked[:5]}"
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_each_site_links_its_own_pdf(edition, site, student_site):
+    path = _pdf(edition)
+    built = site if edition == "instructor" else student_site
+    copy = built / "pdf" / pdf_name(edition)
+    assert copy.read_bytes() == path.read_bytes(), f"{copy} is not the PDF of {path}"
+    for md in nbtools.toc_files():
+        rel = md.relative_to(ROOT).with_suffix(".html")
+        page = (built / rel).read_text(encoding="utf-8")
+        links = re.findall(r'href="([^"]*pdf/[^"]+\.pdf)"', page)
+        assert links, f"{rel}: no link to the PDF"
+        assert all((built / rel).parent.joinpath(link).resolve() == copy.resolve() for link in links), links

@@ -1,0 +1,80 @@
+"""The built site in Debian's headless Chromium, driven by Playwright (no browser download).
+
+Shared by the site's browser tests (accessibility, keyboard) and by the print edition
+(``tools/pdf.py``): serve a built site on a loopback port, open Chromium, and load a page
+until its mathematics is typeset and its widgets are drawn.
+
+Chromium comes from Debian (``make chromium`` installs it as root); ``CHROMIUM`` names
+another executable.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+# Resolves when MathJax has typeset the page and every widget view is drawn (or after 30 s).
+READY_JS = """async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  const start = Date.now();
+  while (document.querySelectorAll('.widget-subarea').length < views && Date.now() - start < 30000)
+    await new Promise(r => setTimeout(r, 100));
+  await Promise.all([...document.images].map(img => img.complete ? null
+    : new Promise(r => { img.addEventListener('load', r); img.addEventListener('error', r); })));
+  return document.querySelectorAll('.widget-subarea').length >= views;
+}"""
+
+
+def chromium_executable() -> str | None:
+    """Debian's chromium (or ``$CHROMIUM``), or None when it is not installed."""
+    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # no access log in the test output
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: Path):
+    """Serve ``folder`` on a free loopback port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@contextlib.contextmanager
+def browser():
+    """A headless Playwright Chromium on Debian's executable."""
+    from playwright.sync_api import sync_playwright
+
+    exe = chromium_executable()
+    if exe is None:
+        raise RuntimeError("chromium is not installed: `apt-get install chromium` (make chromium does it as root)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def load(page, url: str, *, timeout_ms: int = 60_000) -> None:
+    """Open ``url`` and wait until its maths and widgets are rendered; raise if widgets never draw."""
+    page.goto(url, wait_until="load", timeout=timeout_ms)
+    if not page.evaluate(READY_JS):
+        raise RuntimeError(f"{url}: the widgets did not render")
