@@ -14,7 +14,8 @@ solvers behind the chapters, one module per concept:
   :func:`gradient_descent_weight_space`, their shared loop and :class:`GDResult`;
 * min_norm -- the targets: :func:`min_norm_solution` (exact dual solve),
   :func:`positive_subset_least_squares`, the two-neuron and disjoint targets;
-* orthogonal -- closed forms on orthogonal data (no cross-talk);
+* orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
+  first order in the cross-talk (:func:`first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
 * metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
 * trials, network_trials -- the experiments of the chapters, one run each
@@ -30,7 +31,7 @@ the paper's, the docstring says so.
 # exactly those, so there is one list per name to keep up to date.
 from ..validation import DivergenceError
 from . import (features, gd, gram, initialisation, iteration, metrics, min_norm, model, network_trials,
-               orthogonal, reference, results, stability, trials)
+               orthogonal, perturbation, reference, results, stability, trials)
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
 from .gram import *  # noqa: F401,F403
@@ -41,6 +42,7 @@ from .min_norm import *  # noqa: F401,F403
 from .model import *  # noqa: F401,F403
 from .network_trials import *  # noqa: F401,F403
 from .orthogonal import *  # noqa: F401,F403
+from .perturbation import *  # noqa: F401,F403
 from .reference import *  # noqa: F401,F403
 from .results import *  # noqa: F401,F403
 from .stability import *  # noqa: F401,F403
@@ -53,6 +55,7 @@ __all__ = [
     *gd.__all__, *reference.__all__, *iteration.__all__, *results.__all__,  # gradient descent
     *min_norm.__all__,                            # the targets
     *orthogonal.__all__,                          # closed forms without cross-talk
+    *perturbation.__all__,                        # ... and to first order in it
     *initialisation.__all__,                      # initial weights
     *metrics.__all__,                             # what the chapters measure
     *trials.__all__, *network_trials.__all__,     # the experiments, one run each

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..validation import as_generator, finite_array, orthonormal_columns, positive_float, positive_int
 
-__all__ = ["Spectrum", "as_spectrum", "sample_features", "sample_labels", "orthogonal_features", "CHUNK"]
+__all__ = ["Spectrum", "as_spectrum", "sample_features", "sample_labels", "orthogonal_features", "validated_sizes",
+           "CHUNK"]
 
 #: Eigenvalues (and Gaussian coordinates) are generated and consumed in chunks of
 #: this many coordinates, so that memory stays O(n · CHUNK) whatever d is.
@@ -163,6 +164,21 @@ class Spectrum:
             return float(self._values.max())
         return 1.0  # power law: λ_1 = 1
 
+    @property
+    def r0(self) -> float:
+        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞: the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
+
+        With R₀ (:attr:`R0`) one of the two effective ranks of Bartlett et al.
+        (2020); R₀ ≥ r₀ since ‖λ‖₂² ≤ ‖λ‖∞‖λ‖₁.  Both are invariant when λ is
+        rescaled.
+        """
+        return self.trace / self.max
+
+    @property
+    def R0(self) -> float:
+        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²: the cross-talk scale of the one-neuron gap is √(n/R₀)."""
+        return self.trace ** 2 / self.norm2 ** 2
+
     def __repr__(self) -> str:
         return f"Spectrum(name={self.name!r}, d={self.d}, trace={self.trace:.6g})"
 
@@ -238,6 +254,14 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
             X[:, start:start + lam.size] *= np.sqrt(lam)
             start += lam.size
     return X
+
+
+def validated_sizes(n, d) -> tuple[int, int]:
+    """(n, d) checked to be positive integers with d ≥ n, so that n random rows are linearly independent."""
+    n, d = positive_int("n", n), positive_int("d", d)
+    if d < n:
+        raise ValueError(f"d must be at least n for linearly independent examples, got n={n}, d={d}")
+    return n, d
 
 
 def sample_labels(n, *, rng=None) -> np.ndarray:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, positive_int
+from ..validation import as_generator, finite_array, positive_float, positive_int
 from .features import CHUNK, as_spectrum
 
-__all__ = ["sample_gram", "gram_matrix", "wishart_bartlett", "validated_gram"]
+__all__ = ["sample_gram", "gram_matrix", "wishart_bartlett", "validated_gram", "gram_deviation"]
 
 
 def wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
@@ -103,3 +103,26 @@ def validated_gram(K) -> np.ndarray:
         raise ValueError("K must be symmetric, got max |K - K^T| = "
                          f"{np.abs(K - K.T).max():.3g} (max |K| = {scale:.3g})")
     return np.ascontiguousarray((K + K.T) / 2)
+
+
+def gram_deviation(K, *, scale=None) -> float:
+    r"""Δ = ‖K/κ - I‖_op: how far the Gram matrix is from a multiple of the identity.
+
+    The Gram lemma of chapter 2: for x_i = Σ^{1/2} z_i, K = κ(I + E) with
+    κ = ‖λ‖₁ and E of operator norm about 2√(n/R₀) (R₀ = ‖λ‖₁²/‖λ‖₂²), so
+    the examples are nearly orthogonal when d (more precisely R₀) ≫ n.  Every
+    eigenvalue of every principal submatrix K_AA lies in [κ(1 - Δ), κ(1 + Δ)],
+    and every off-diagonal block K_{IA} has operator norm at most κΔ: Δ is the
+    constant of the cumulative cross-talk lemma
+    (:func:`~ibcore.relu.metrics.settling_certificate`).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    scale : float, optional
+        κ; default mean_i K_ii (pass ‖λ‖₁ for the population value).
+    """
+    K = validated_gram(K)
+    kappa = float(np.mean(np.diag(K))) if scale is None else positive_float("scale", scale)
+    eig = np.linalg.eigvalsh(K / kappa)
+    return float(max(eig[-1] - 1.0, 1.0 - eig[0]))

@@ -7,10 +7,12 @@ would say nothing (science notes §4).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, positive_float
-from .gram import validated_gram
+from .gram import gram_deviation, validated_gram
 
 __all__ = [
     "FIT_TOL",
@@ -23,7 +25,11 @@ __all__ = [
     "can_fit",
     "fit_threshold",
     "fit_statistics",
+    "slack_statistics",
     "run_statistics",
+    "relu_teacher_risk",
+    "SettlingCertificate",
+    "settling_certificate",
 ]
 
 #: An example counts as fitted when |f(x_i) - y_i| ≤ FIT_TOL.  GD stopped by
@@ -129,13 +135,131 @@ def fit_threshold(y, *, tol, c) -> float:
 
 
 def fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
-    """Residuals over the examples the network must fit: ``max_residual``, and ``unfit``, the count above ``threshold``."""
+    """Residuals over the examples the network must fit.
+
+    Returns ``max_residual``; ``unfit``, the number of those examples with a
+    residual above ``threshold``; and ``max_unfit_label``, the largest |y_i|
+    among them (0 if none).
+    """
     needy = can_fit(y, result.signs).any(axis=0)
     resid = np.abs(result.predictions - y)[needy]
-    return {"max_residual": float(resid.max(initial=0.0)), "unfit": int(np.sum(resid > threshold))}
+    unfit = resid > threshold
+    return {"max_residual": float(resid.max(initial=0.0)), "unfit": int(np.sum(unfit)),
+            "max_unfit_label": float(np.abs(y[needy][unfit]).max(initial=0.0))}
+
+
+def slack_statistics(y, star, pls) -> dict:
+    """The structure of w* on the negative labels, against the positive-subset fit w_PLS.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels.
+    star : MinNormSolution
+        :func:`~ibcore.relu.min_norm.min_norm_solution` (or its Gram form) for y.
+    pls : MinNormSolution
+        :func:`~ibcore.relu.min_norm.positive_subset_least_squares` of the same data.
+
+    Returns
+    -------
+    dict
+        ``strictly_inactive``: fraction of the negative-label constraints with
+        x_i·w* < 0 (slack); ``pls_violations``: fraction of negative labels with
+        x_i·w_PLS > 0 (where w_PLS is not a global minimiser);
+        ``pls_predicts_slack``: w_PLS predicts ≤ 0 on exactly the negatives that
+        are slack at w* (the first-order picture of chapter 1).  "Strictly"
+        means beyond 1e-9·max|y|, above the rounding of the dual solve.
+    """
+    y = finite_array("y", y, shape=(np.size(star.beta),))
+    neg = y < 0
+    zero = 1e-9 * np.abs(y).max()
+    slack = star.beta[neg] < -zero
+    return {"strictly_inactive": float(np.mean(slack)) if neg.any() else 0.0,
+            "pls_violations": float(np.mean(pls.beta[neg] > zero)) if neg.any() else 0.0,
+            "pls_predicts_slack": bool(np.array_equal(pls.beta[neg] <= 0, slack))}
 
 
 def run_statistics(result) -> dict:
     """The run in numbers: ``n_steps``, ``converged`` (``result.success``), ``stabilisation_step``, ``reactivations``."""
     return {"n_steps": int(result.n_steps), "converged": bool(result.success),
             "stabilisation_step": stabilisation_step(result), "reactivations": reactivation_count(result)}
+
+
+def relu_teacher_risk(w, theta) -> float:
+    r"""Test error E_x (σ(w·x) - σ(θ·x))² of a neuron against a ReLU teacher, for x ~ N(0, I_d).
+
+    (w·x, θ·x) is a centred Gaussian pair, so the expectation is exact:
+    E σ(w·x)² = ‖w‖²/2 and E σ(w·x)σ(θ·x) = ‖w‖‖θ‖ (sin φ + (π - φ) cos φ)/(2π)
+    with φ the angle between w and θ (the degree-1 arc-cosine kernel of Cho
+    and Saul, 2009).  Since σ is 1-Lipschitz, √R is 1-Lipschitz in w:
+    |√R(w) - √R(w')| ≤ ‖w - w'‖, so two neurons at a small distance have
+    nearly the same test error.
+
+    Parameters
+    ----------
+    w, theta : arrays of shape (d,)
+    """
+    theta = finite_array("theta", theta, ndim=1)
+    w = finite_array("w", w, shape=theta.shape)
+    nw, nt = float(np.linalg.norm(w)), float(np.linalg.norm(theta))
+    cos = float(np.clip(w @ theta / (nw * nt), -1.0, 1.0)) if nw > 0 and nt > 0 else 0.0
+    phi = np.arccos(cos)
+    cross = nw * nt * (np.sin(phi) + (np.pi - phi) * cos) / (2 * np.pi)
+    return max(nw ** 2 / 2 + nt ** 2 / 2 - 2 * cross, 0.0)
+
+
+class SettlingCertificate(NamedTuple):
+    """When the cumulative cross-talk lemma (chapter 2) proves that a one-neuron pattern is final."""
+
+    step: int | None
+    """First recorded step from which the pattern provably never changes (``None``: never certified)."""
+    record_step: np.ndarray
+    """The recorded steps t (``history.step``)."""
+    bound: np.ndarray
+    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂: the most cross-talk any example can still receive after t."""
+    margin: np.ndarray
+    """The smallest distance to a switch at t: -β_i on inactive examples, min(β_i, y_i) on active ones
+    (-inf if a negative label is active: it must still switch off)."""
+
+
+def settling_certificate(K, y, result) -> SettlingCertificate:
+    r"""Check the cumulative cross-talk lemma along a recorded one-neuron GD run.
+
+    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram.gram_deviation`)
+    and c = lr κ/n, if Δ < 1 and c(1 + Δ) ≤ 1, then from any step t at which
+    no negative label is active and every example's margin exceeds
+    B_t = Δ/(1 - Δ)‖D_t r_t‖₂, the activation pattern never changes again
+    (chapter 2 proves it: the residuals of the active examples contract by
+    1 - c(1 - Δ) per step and each step moves any example by at most
+    cΔ‖D_t r_t‖₂ through the cross-talk).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix of the run.
+    y : array of shape (n,)
+    result : GDResult
+        A one-neuron run (ReLU) with a recorded history (``record_every`` ≥ 1).
+
+    Returns
+    -------
+    SettlingCertificate
+    """
+    K = validated_gram(K)
+    n = K.shape[0]
+    y = finite_array("y", y, shape=(n,))
+    h = result.history
+    if result.activation != "relu" or np.ndim(h.beta) != 2:
+        raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) with its history")
+    kappa = float(np.mean(np.diag(K)))
+    delta = gram_deviation(K, scale=kappa)
+    c = result.lr * kappa / n
+    beta = h.beta
+    active = beta > 0
+    resid = np.where(active, beta - y, 0.0)
+    bound = delta / (1 - delta) * np.linalg.norm(resid, axis=1) if delta < 1 else np.full(len(beta), np.inf)
+    margin = np.where(active, np.minimum(beta, y), -beta).min(axis=1)
+    margin[np.any(active & (y <= 0), axis=1)] = -np.inf
+    ok = (margin > bound) & (c * (1 + delta) <= 1)
+    step = int(h.step[np.argmax(ok)]) if ok.any() else None
+    return SettlingCertificate(step=step, record_step=h.step, bound=bound, margin=margin)

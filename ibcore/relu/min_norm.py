@@ -43,6 +43,7 @@ __all__ = [
     "min_norm_pair",
     "min_norm_pair_gram",
     "disjoint_targets_gram",
+    "disjoint_closest_targets_gram",
     "LinearLimit",
     "disjoint_linear_limit_gram",
 ]
@@ -127,20 +128,24 @@ def _relu_loss(beta, y):
     return float(r @ r) / (2 * y.size)
 
 
-def _solve_dual(K, y, name):
-    """ν for the min-norm ReLU interpolator, from the Gram matrix K."""
-    n = y.size
-    pos = y > 0
-    if not pos.any():
-        return np.zeros(n)  # w* = 0 satisfies every constraint
-    target = np.where(pos, y, 0.0)
+def _bounded_dual(K, target, inequality, name):
+    """ν = argmin ½ νᵀKν - t·ν s.t. ν_i ≤ 0 where ``inequality``: the dual of
+    min ½‖v‖² s.t. x_i·v = t_i (equalities), x_i·v ≤ t_i (inequalities), v = Xᵀν."""
     c, lower = _cho(K, name)
     L = np.tril(c)
     rhs = scipy.linalg.solve_triangular(L, target, lower=True)
-    upper = np.where(pos, np.inf, 0.0)
+    upper = np.where(inequality, 0.0, np.inf)
     # BVLS (Stark & Parker) is a finite active-set method: it ends on the exact
     # solution of the equality system of its final free set, so ν is exact up to rounding.
     return lsq_linear(L.T, rhs, bounds=(-np.inf, upper), method="bvls", tol=1e-12).x
+
+
+def _solve_dual(K, y, name):
+    """ν for the min-norm ReLU interpolator, from the Gram matrix K."""
+    pos = y > 0
+    if not pos.any():
+        return np.zeros(y.size)  # w* = 0 satisfies every constraint
+    return _bounded_dual(K, np.where(pos, y, 0.0), ~pos, name)
 
 
 def min_norm_solution(X, y) -> MinNormSolution:
@@ -263,6 +268,43 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     y, signs, own = _own_sets(y, assignment, signs)
     return np.stack([min_norm_solution_gram(K, np.where(own[j], signs[j] * y, 0.0)).nu
                      for j in range(signs.size)])
+
+
+def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray:
+    r"""The network with the assignment's pattern closest to the initialisation: coefficients (m, n).
+
+    W° = argmin ‖W - W(0)‖_F over the networks that fit y with the pattern of
+    the assignment, i.e. for each neuron j
+
+        w°_j = argmin ‖w - w_j(0)‖  s.t.  x_i·w = s_j y_i (i ∈ S_j),  x_i·w ≤ 0 (i ∉ S_j),
+
+    the projection of w_j(0) onto the solution set of its pattern: the
+    prologue's "interpolator closest to the initialisation", with the ReLU's
+    inequality constraints.  Solved exactly in the dual, for v = w - w_j(0).
+    When the GD run keeps the pattern, its limit
+    (:func:`disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
+    this projection.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,)
+    assignment : array of int, shape (n,)
+    signs : array of shape (m,)
+    alpha0 : array of shape (m, n)
+        Coefficients of the initial weights, w_j(0) = Xᵀ alpha0_j.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, n)
+        Coefficients of w°_j = Xᵀ coef_j (they include alpha0).
+    """
+    K = validated_gram(K)
+    y, signs, own = _own_sets(y, assignment, signs)
+    alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
+    beta0 = alpha0 @ K
+    targets = np.where(own, signs[:, None] * y[None, :], 0.0) - beta0
+    return alpha0 + np.stack([_bounded_dual(K, targets[j], ~own[j], "K") for j in range(signs.size)])
 
 
 class LinearLimit(NamedTuple):

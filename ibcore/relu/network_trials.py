@@ -26,15 +26,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import as_generator, nonnegative_float, positive_float, positive_int
-from .features import sample_features, sample_labels
+from .features import sample_features, sample_labels, validated_sizes
 from .gd import gradient_descent, gradient_descent_gram
 from .gram import sample_gram
 from .iteration import without_inactive_warning
 from .initialisation import BAD_INITS, bad_init_weights, disjoint_coef, sign_aligned_assignment, two_neuron_coef
 from .metrics import (can_fit, fit_statistics, fit_threshold, norm_gram, relative_gap, relative_gap_gram,
                       run_statistics)
-from .min_norm import (disjoint_linear_limit_gram, disjoint_targets_gram, min_norm_pair, min_norm_pair_gram,
-                       min_norm_solution)
+from .min_norm import (disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram,
+                       min_norm_pair, min_norm_pair_gram, min_norm_solution)
 from .model import default_signs
 from .orthogonal import two_neuron_orthogonal_gap
 from .stability import lr_from_contraction
@@ -43,9 +43,7 @@ __all__ = ["two_neuron_trial", "disjoint_trial", "bad_init_trial"]
 
 
 def _checked(n, d, c, tol, max_steps):
-    n, d = positive_int("n", n), positive_int("d", d)
-    if d < n:
-        raise ValueError(f"d must be at least n for linearly independent examples, got n={n}, d={d}")
+    n, d = validated_sizes(n, d)
     return n, d, positive_float("c", c), nonnegative_float("tol", tol), positive_int("max_steps", max_steps)
 
 
@@ -131,8 +129,11 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     Returns
     -------
     dict of scalars
-        ``gap``: relative distance ‖W - W*‖_F/‖W*‖_F to the per-neuron targets
-        (:func:`~ibcore.relu.min_norm.disjoint_targets_gram`); ``init_term`` =
+        ``gap``: relative distance ‖W - W*‖_F/‖W*‖_F to the per-neuron
+        min-norm targets (:func:`~ibcore.relu.min_norm.disjoint_targets_gram`);
+        ``closest_gap``: relative distance to the pattern's network closest
+        to W(0) (:func:`~ibcore.relu.min_norm.disjoint_closest_targets_gram`,
+        ≈ 1e-10 when the pattern is kept: GD's implicit bias); ``init_term`` =
         ‖frozen‖/‖W*‖ and ``relu_term`` = ‖W - frozen - W*‖/‖W*‖, the parts of
         the gap due to the never-moving part of the initialisation and to the
         rest (:func:`~ibcore.relu.min_norm.disjoint_linear_limit_gram`);
@@ -158,6 +159,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), tol=tol,
                  max_steps=max_steps, record_every=None)
     target = disjoint_targets_gram(K, y, assignment, signs)
+    closest = disjoint_closest_targets_gram(K, y, assignment, signs, alpha0)
     limit, frozen = disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
     norm_target = norm_gram(K, target)
     own = assignment[None, :] == np.arange(m)[:, None]
@@ -168,6 +170,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
+        "closest_gap": norm_gram(K, res.coef - closest) / norm_gram(K, closest),
         "init_term": norm_gram(K, frozen) / norm_target,
         "relu_term": relu_term,
         "gap_scaled": gap / np.sqrt(n / d),
@@ -209,9 +212,8 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         ``never_active`` (such examples whose dual coefficients on the neurons
         of their sign are still exactly 0: they never moved), ``stuck_loss`` =
         (1/2n) Σ y_i² over the never-active ones (a lower bound on
-        ``loss_excess``), ``max_unfit_label`` (largest |y_i| among the unfit,
-        0 if none), ``gap`` (relative, to w* or (w*(y), w*(-y))), ``success``
-        and the fit and run statistics.
+        ``loss_excess``), ``gap`` (relative, to w* or (w*(y), w*(-y))),
+        ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     if init not in BAD_INITS:  # fail before drawing the data (bad_init_weights checks the rest)
@@ -235,15 +237,12 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         target, loss_min = star.w, star.loss
     else:
         target, loss_min = min_norm_pair(X, y), 0.0
-    threshold = fit_threshold(y, tol=tol, c=c)
-    fit = fit_statistics(res, y, threshold=threshold)
-    unfit_labels = np.abs(y)[needy & (np.abs(res.predictions - y) > threshold)]
+    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
     return {
         "loss_excess": res.loss - loss_min,
         "inactive_at_init": int(np.sum(needy & ~(fits & (beta0 > 0)).any(axis=0))),
         "never_active": int(np.sum(never)),
         "stuck_loss": float(np.sum(y[never] ** 2) / (2 * n)),
-        "max_unfit_label": float(unfit_labels.max(initial=0.0)),
         "gap": relative_gap(res.w, target),
         "success": _success(res, fit),
         **fit,

@@ -25,17 +25,19 @@ import math
 import numpy as np
 
 from ..validation import as_generator, nonnegative_float, positive_float, positive_int
-from .features import Spectrum, sample_features, sample_labels
+from .features import Spectrum, sample_features, sample_labels, validated_sizes
 from .gd import gradient_descent, gradient_descent_gram
 from .gram import sample_gram
 from .initialisation import all_active_coef, all_active_init
 from .iteration import without_inactive_warning
-from .metrics import fit_statistics, fit_threshold, relative_gap, relative_gap_gram, run_statistics
+from .metrics import (fit_statistics, fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
+                      run_statistics, slack_statistics)
 from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
 from .orthogonal import orthogonal_stabilisation_step
+from .perturbation import first_order_gap
 from .stability import default_contraction, lr_from_contraction
 
-__all__ = ["gap_trial", "pattern_trial", "default_max_steps"]
+__all__ = ["gap_trial", "pattern_trial", "structure_trial", "test_error_trial", "default_max_steps"]
 
 METHODS = ("auto", "gram", "features")
 DATA = ("gaussian", "orthogonal")
@@ -92,9 +94,12 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     Returns
     -------
     dict of scalars
-        ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/‖λ‖₁),
-        ``gap_scaled_l2`` = gap/(√n ‖λ‖₂/‖λ‖₁) (the cross-talk scale
-        √(n/R₀); equal to ``gap_scaled`` for isotropic data), ``c_used``,
+        ``gap`` = ‖w_GD - w*‖/‖w*‖; ``gap_scaled`` = gap/√(n/r₀), the
+        abstract's √(n/‖λ‖₁) under the normalisation ‖λ‖∞ = 1 (r₀ =
+        ‖λ‖₁/‖λ‖∞, :attr:`~ibcore.relu.features.Spectrum.r0`; = gap/√(n/d) for
+        isotropic data); ``gap_scaled_R0`` = gap/√(n/R₀) = gap/(√n ‖λ‖₂/‖λ‖₁),
+        the cross-talk scale; ``first_order_gap``
+        (:func:`~ibcore.relu.perturbation.first_order_gap` for this draw); ``c_used``,
         ``loss_excess`` = L(w_T) - L_min (> 0 when GD stalled),
         ``inactive_at_init`` (positive-label examples with β_i(0) ≤ 0),
         ``success`` (converged with every positive label fitted to
@@ -128,6 +133,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         beta0 = K @ alpha0
     else:
         X = sample_features(n, d, spectrum=spec, rng=rng)
+        K = X @ X.T
         w0 = all_active_init(X, b0=b0, trace=spec.trace)
         res = without_inactive_warning(gradient_descent, X, y, w0, lr=lr_from_contraction(c, X), **run)
         star = min_norm_solution(X, y)
@@ -136,8 +142,9 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
-        "gap_scaled": gap / np.sqrt(n / spec.trace),
-        "gap_scaled_l2": gap / (np.sqrt(n) * spec.norm2 / spec.trace),
+        "gap_scaled": gap / np.sqrt(n / spec.r0),
+        "gap_scaled_R0": gap / (np.sqrt(n) * spec.norm2 / spec.trace),
+        "first_order_gap": first_order_gap(K, y, b0),
         "c_used": c,
         "loss_excess": res.loss - star.loss,
         "inactive_at_init": int(np.sum((y > 0) & (beta0 <= 0))),
@@ -182,11 +189,9 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     dict of scalars
         ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/d),
         ``gap_over_c`` = gap/c, ``gap_to_pls`` = ‖w_GD - w_PLS‖/‖w_PLS‖,
-        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖, ``strictly_inactive`` (fraction
-        of the negative-label constraints with x_i·w* < 0), ``pls_violations``
-        (fraction of negative labels with x_i·w_PLS > 0, where w_PLS is not a
-        global minimiser), ``pls_predicts_slack`` (w_PLS predicts ≤ 0 on
-        exactly the negatives that are slack at w*), ``negatives_exactly_zero``
+        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖, those of
+        :func:`~ibcore.relu.metrics.slack_statistics` (``strictly_inactive``,
+        ``pls_violations``, ``pls_predicts_slack``), ``negatives_exactly_zero``
         (every y_i < 0 ends with σ(x_i·w_T) == 0.0 exactly),
         ``positives_always_active`` (no y_i > 0 was ever inactive),
         ``loss_excess`` (L(w_T) - L_min), ``orthogonal_stabilisation_step``
@@ -195,10 +200,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         and those of :func:`~ibcore.relu.metrics.fit_statistics` and
         :func:`~ibcore.relu.metrics.run_statistics`.
     """
-    n = positive_int("n", n)
-    d = positive_int("d", d)
-    if d < n:
-        raise ValueError(f"d must be at least n for linearly independent examples, got n={n}, d={d}")
+    n, d = validated_sizes(n, d)
     if data not in DATA:
         raise ValueError(f"data must be one of {DATA}, got {data!r}")
     b0 = positive_float("b0", b0)
@@ -215,8 +217,6 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     star = min_norm_solution_gram(K, y)
     pls = positive_subset_least_squares_gram(K, y)
     pos, neg = y > 0, y < 0
-    zero = 1e-9 * np.abs(y).max()  # "strictly" negative/positive, above rounding of the dual solve
-    slack = star.beta[neg] < -zero
     gap = relative_gap_gram(K, res.coef, star.nu)
     fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
     return {
@@ -225,9 +225,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         "gap_over_c": gap / c,
         "gap_to_pls": relative_gap_gram(K, res.coef, pls.nu),
         "pls_to_star": relative_gap_gram(K, pls.nu, star.nu),
-        "strictly_inactive": float(np.mean(slack)) if neg.any() else 0.0,
-        "pls_violations": float(np.mean(pls.beta[neg] > zero)) if neg.any() else 0.0,
-        "pls_predicts_slack": bool(np.array_equal(pls.beta[neg] <= 0, slack)),
+        **slack_statistics(y, star, pls),
         "negatives_exactly_zero": bool(np.all(np.maximum(res.beta[neg], 0.0) == 0.0)),
         "positives_always_active": bool(np.all(res.beta[pos] > 0) and np.all(res.last_change[pos] == 0)
                                         and np.all(K[pos] @ alpha0 > 0)),
@@ -235,5 +233,86 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         "orthogonal_stabilisation_step": orthogonal_stabilisation_step(y, c, b0=b0),
         "success": bool(res.success and fit["unfit"] == 0),
         **fit,
+        **run_statistics(res),
+    }
+
+
+def structure_trial(*, n, d, rng=None) -> dict:
+    """The structure of the min-norm solution w* on one draw, without running GD (cheap: O(n³)).
+
+    Labels y ~ U[-1, 1] first, then K for isotropic Gaussian features, then
+    w* and the positive-subset fit w_PLS from their exact dual solves.
+
+    Returns
+    -------
+    dict
+        Those of :func:`~ibcore.relu.metrics.slack_statistics`
+        (``strictly_inactive``, ``pls_violations``, ``pls_predicts_slack``) and
+        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖.
+    """
+    n, d = validated_sizes(n, d)
+    rng = as_generator(rng)
+    y = sample_labels(n, rng=rng)
+    K = sample_gram(n, d, rng=rng)
+    star = min_norm_solution_gram(K, y)
+    pls = positive_subset_least_squares_gram(K, y)
+    return {**slack_statistics(y, star, pls), "pls_to_star": relative_gap_gram(K, pls.nu, star.nu)}
+
+
+def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=None, rng=None) -> dict:
+    r"""Test error of the GD neuron and of w* when the labels come from a teacher.
+
+    Data model (ours, for this experiment only): isotropic Gaussian x, a
+    teacher direction θ uniform on the sphere with ‖θ‖² = 1/3 (so that
+    y = θ·x has the variance of U[-1, 1]), labels y_i = θ·x_i + noise·ξ_i.
+    One neuron runs GD from w0 = b0·Xᵀ1/d; w* is the min-norm global
+    minimiser.  Each is scored against the best ReLU response to the
+    teacher, R(w) = E_x (σ(w·x) - σ(θ·x))², in closed form
+    (:func:`~ibcore.relu.metrics.relu_teacher_risk`).  Since √R is
+    1-Lipschitz in w, |√R(w_GD) - √R(w*)| ≤ ‖w_GD - w*‖ = gap·‖w*‖.
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and dimension (d ≥ n).
+    b0, c, tol, max_steps
+        As in :func:`gap_trial` (isotropic data).
+    noise : float
+        Standard deviation of the label noise (≥ 0).
+    rng : None, int or numpy.random.Generator
+        Draws θ, then X, then the noise.
+
+    Returns
+    -------
+    dict of scalars
+        ``gap`` (relative), ``distance`` = ‖w_GD - w*‖, ``risk_gd``,
+        ``risk_star``, ``risk_null`` = R(0) = ‖θ‖²/2 (predicting 0),
+        ``root_risk_difference`` = |√R(w_GD) - √R(w*)| (at most ``distance``),
+        ``success`` and the run statistics.
+    """
+    n, d = validated_sizes(n, d)
+    b0 = positive_float("b0", b0)
+    c = default_contraction(n, d) if c is None else positive_float("c", c)
+    noise = nonnegative_float("noise", noise)
+    tol = nonnegative_float("tol", tol)
+    max_steps = default_max_steps(c, tol) if max_steps is None else positive_int("max_steps", max_steps)
+    rng = as_generator(rng)
+    theta = rng.standard_normal(d)
+    theta *= np.sqrt(1 / 3) / np.linalg.norm(theta)
+    X = sample_features(n, d, rng=rng)
+    y = X @ theta + noise * rng.standard_normal(n)
+    res = without_inactive_warning(gradient_descent, X, y, all_active_init(X, b0=b0, trace=d),
+                                   lr=lr_from_contraction(c, X), tol=tol, max_steps=max_steps, record_every=None)
+    star = min_norm_solution(X, y)
+    risk_gd, risk_star = relu_teacher_risk(res.w, theta), relu_teacher_risk(star.w, theta)
+    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    return {
+        "gap": relative_gap(res.w, star.w),
+        "distance": float(np.linalg.norm(res.w - star.w)),
+        "risk_gd": risk_gd,
+        "risk_star": risk_star,
+        "risk_null": float(theta @ theta / 2),
+        "root_risk_difference": abs(np.sqrt(risk_gd) - np.sqrt(risk_star)),
+        "success": bool(res.success and fit["unfit"] == 0),
         **run_statistics(res),
     }

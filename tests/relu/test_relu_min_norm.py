@@ -170,3 +170,34 @@ def test_gd_reaches_the_linear_limit_when_the_pattern_is_kept():
     assert np.all(run.last_change == 0)
     limit = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0).limit
     assert R.norm_gram(K, run.coef - limit) / R.norm_gram(K, limit) < 1e-8
+
+
+def test_closest_targets_are_the_projection_of_the_initialisation():
+    """W° satisfies the pattern's constraints, is closer to W(0) than the min-norm targets, and equals
+    the linear limit (the equality-only projection) when that limit already satisfies the inequalities."""
+    y, X, signs, a = disjoint_problem()
+    K = X @ X.T
+    alpha0 = R.disjoint_coef(K, a, m=signs.size, b0=0.3)
+    closest = R.disjoint_closest_targets_gram(K, y, a, signs, alpha0)
+    beta = closest @ K
+    for j, s in enumerate(signs):
+        own = a == j
+        np.testing.assert_allclose(beta[j, own], s * y[own], atol=1e-10)
+        assert np.all(beta[j, ~own] <= 1e-10)
+    targets = R.disjoint_targets_gram(K, y, a, signs)
+    assert R.norm_gram(K, closest - alpha0) <= R.norm_gram(K, targets - alpha0)
+    limit = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0).limit
+    assert np.all((limit @ K)[a[None, :] != np.arange(signs.size)[:, None]] < 0)  # b0 = 0.3 keeps it inside
+    assert R.norm_gram(K, closest - limit) < 1e-10 * R.norm_gram(K, limit)
+
+
+def test_closest_targets_with_inequalities_that_bind():
+    """A start that violates the pattern (beta_j(0) = +b0 off S_j): the projection must pull those
+    pre-activations down to 0 exactly, which the equality-only limit does not do."""
+    y, X, signs, a = disjoint_problem(n=10, d=400, m=2)
+    K = X @ X.T
+    alpha0 = np.linalg.solve(K, np.full((2, 10), 0.2).T).T  # beta_j(0) = 0.2 on every example
+    closest = R.disjoint_closest_targets_gram(K, y, a, signs, alpha0)
+    beta = closest @ K
+    off = a[None, :] != np.arange(2)[:, None]
+    assert np.all(beta[off] <= 1e-10) and np.any(np.abs(beta[off]) < 1e-10)

@@ -6,7 +6,7 @@ import ibcore.relu as R
 from ibcore.sweep import sweep
 
 TWO_KEYS = {"gap", "gap_scaled", "orthogonal_gap", "decoupled", "predicted_decoupled", "wrong_share", "success",
-            "max_residual", "unfit", "n_steps", "converged", "stabilisation_step", "reactivations"}
+            "max_residual", "unfit", "max_unfit_label", "n_steps", "converged", "stabilisation_step", "reactivations"}
 
 
 def test_two_neuron_trial_keys_reproducibility_and_regimes():
@@ -41,23 +41,23 @@ def test_two_neuron_sweep_table(tmp_path):
         sweep(R.two_neuron_trial, {"scale": [0.1]}, fixed={"n": 10}, cache=False, progress=False)
 
 
-DISJOINT_KEYS = {"gap", "init_term", "relu_term", "gap_scaled", "relu_scaled", "linear_limit_error",
+DISJOINT_KEYS = {"gap", "closest_gap", "init_term", "relu_term", "gap_scaled", "relu_scaled", "linear_limit_error",
                  "pattern_kept", "foreign_active", "symmetric_norm_ratio", "success", "max_residual", "unfit",
-                 "n_steps", "converged", "stabilisation_step", "reactivations"}
+                 "max_unfit_label", "n_steps", "converged", "stabilisation_step", "reactivations"}
 
 
 def test_disjoint_trial():
     out = R.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
     assert set(out) == DISJOINT_KEYS and all(np.ndim(v) == 0 for v in out.values())
     assert out["pattern_kept"] and out["success"] and out["foreign_active"] == 0
-    assert out["linear_limit_error"] < 1e-8
+    assert out["linear_limit_error"] < 1e-8 and out["closest_gap"] < 1e-8
     # first-order constants of chapter 5: init term b0 sqrt(3(m-1)) = 0.9, ReLU term sqrt(3/8) sqrt(n/d)
     assert out["init_term"] == pytest.approx(0.9, rel=0.25)
     assert out["relu_scaled"] == pytest.approx(np.sqrt(3 / 8), rel=0.4)
     assert out["symmetric_norm_ratio"] == pytest.approx(2, rel=0.15)
     assert out == R.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
     broken = R.disjoint_trial(n=40, d=1600, m=4, b0=0.01, c=0.05, rng=0)  # far below the cross-talk
-    assert not broken["pattern_kept"] and broken["foreign_active"] > 0
+    assert not broken["pattern_kept"] and broken["foreign_active"] > 0 and broken["closest_gap"] > 1e-3
 
 
 def test_disjoint_sweep(tmp_path):

@@ -5,8 +5,9 @@ import pytest
 import ibcore.relu as R
 from ibcore.sweep import summarise, sweep, trial_seed
 
-GAP_KEYS = {"gap", "gap_scaled", "gap_scaled_l2", "c_used", "loss_excess", "inactive_at_init", "success",
-            "max_residual", "unfit", "n_steps", "converged", "stabilisation_step", "reactivations"}
+GAP_KEYS = {"gap", "gap_scaled", "gap_scaled_R0", "first_order_gap", "c_used", "loss_excess", "inactive_at_init",
+            "success", "max_residual", "unfit", "max_unfit_label", "n_steps", "converged", "stabilisation_step",
+            "reactivations"}
 
 
 def test_gap_trial_returns_the_documented_scalars():
@@ -107,7 +108,7 @@ def test_anisotropic_spectra_gap_on_the_cross_talk_scale(spectrum):
                   fixed={"n": 20, "spectrum": spectrum, "method": "gram", "c": 0.002},
                   trials=8, cache=False, n_jobs=1, progress=False)
     assert table["success"].all()
-    assert 0.2 < np.median(table["gap_scaled_l2"]) < 1.2
+    assert 0.2 < np.median(table["gap_scaled_R0"]) < 1.2
 
 
 # ---------------------------------------------------------------------------
@@ -115,7 +116,8 @@ def test_anisotropic_spectra_gap_on_the_cross_talk_scale(spectrum):
 
 PATTERN_KEYS = {"gap", "gap_scaled", "gap_over_c", "gap_to_pls", "pls_to_star", "strictly_inactive",
                 "pls_violations", "pls_predicts_slack", "negatives_exactly_zero", "positives_always_active",
-                "loss_excess", "orthogonal_stabilisation_step", "success", "max_residual", "unfit", "n_steps",
+                "loss_excess", "orthogonal_stabilisation_step", "success", "max_residual", "unfit",
+                "max_unfit_label", "n_steps",
                 "converged", "stabilisation_step", "reactivations"}
 
 
@@ -151,3 +153,29 @@ def test_pattern_sweep_table(tmp_path):
     np.testing.assert_array_equal(orth["stabilisation_step"], orth["orthogonal_stabilisation_step"])
     with pytest.raises(ValueError, match="unknown pattern_trial parameter"):
         sweep(R.pattern_trial, {"n": [10]}, fixed={"d": 100, "spectrum": "isotropic"}, cache=False, progress=False)
+
+
+def test_structure_trial_is_pattern_trials_structure():
+    s = R.structure_trial(n=20, d=2000, rng=4)
+    p = R.pattern_trial(n=20, d=2000, c=0.02, rng=4)
+    assert set(s) == {"strictly_inactive", "pls_violations", "pls_predicts_slack", "pls_to_star"}
+    assert all(s[k] == p[k] for k in s)  # same labels and K from the same generator
+
+
+def test_test_error_trial_obeys_the_lipschitz_bound():
+    out = R.test_error_trial(n=20, d=500, rng=0)
+    assert out["success"] and out == R.test_error_trial(n=20, d=500, rng=0)
+    assert out["root_risk_difference"] <= out["distance"]
+    assert out["risk_null"] == pytest.approx(1 / 6)
+    assert 0 < out["risk_star"] < out["risk_null"]  # w* learns a little of the teacher (n/d = 0.04)
+
+
+def test_relu_teacher_risk_closed_form():
+    rng = np.random.default_rng(0)
+    d = 30
+    w, theta = rng.standard_normal(d) / np.sqrt(d), rng.standard_normal(d) / np.sqrt(d)
+    X = rng.standard_normal((200_000, d))
+    mc = np.mean((np.maximum(X @ w, 0) - np.maximum(X @ theta, 0)) ** 2)
+    assert R.relu_teacher_risk(w, theta) == pytest.approx(mc, rel=0.02)
+    assert R.relu_teacher_risk(theta, theta) == pytest.approx(0, abs=1e-15)
+    assert R.relu_teacher_risk(np.zeros(d), theta) == pytest.approx(theta @ theta / 2)

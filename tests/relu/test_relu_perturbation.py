@@ -1,0 +1,104 @@
+"""First-order closed forms (ibcore.relu.perturbation), the Gram deviation and the settling certificate."""
+import numpy as np
+import pytest
+
+import ibcore.relu as R
+
+
+def draw(n, d, seed):
+    rng = np.random.default_rng(seed)
+    return R.sample_labels(n, rng=rng), R.sample_gram(n, d, rng=rng)
+
+
+def test_first_order_limit_on_orthogonal_data_is_exact():
+    """No cross-talk: GD and w* both put every negative label at 0, whatever b0."""
+    y = R.sample_labels(12, rng=0)
+    for b0 in (1.0, 0.05):
+        limit = R.first_order_limit(500.0 * np.eye(12), y, b0)
+        np.testing.assert_array_equal(limit.gd, np.where(y > 0, y, 0.0))
+        np.testing.assert_array_equal(limit.star, limit.gd)
+        assert R.first_order_gap(500.0 * np.eye(12), y, b0) == 0.0
+
+
+def test_first_order_star_is_w_star_to_first_order():
+    """beta*_i ~ min(0, sum_{j in I+} eps_ij y_j): error O(n/d) against the exact dual solve."""
+    n, d = 20, 10**5
+    y, K = draw(n, d, 1)
+    star = R.min_norm_solution_gram(K, y)
+    approx = R.first_order_limit(K, y).star
+    assert np.max(np.abs(star.beta - approx)) < 5 * n / d ** 0.5 * np.sqrt(n / d)
+
+
+@pytest.mark.parametrize("b0", [1.0, 0.1])
+def test_first_order_gap_predicts_the_gd_gap(b0):
+    """The freezing model reproduces the measured gap: over 6 draws at d = 20n the median ratio is
+    within 25% of 1 (second-order terms are O(sqrt(n/d)) = 22% of the first-order ones here)."""
+    n, d, c = 20, 2000, 0.002
+    ratios = []
+    for seed in range(6):
+        y, K = draw(n, d, seed)
+        run = R.gradient_descent_gram(K, y, R.all_active_coef(K, b0=b0, trace=d), lr=R.lr_from_contraction(c, K=K),
+                                      tol=1e-10, record_every=None)
+        gap = R.relative_gap_gram(K, run.coef, R.min_norm_solution_gram(K, y).nu)
+        ratios.append(R.first_order_gap(K, y, b0) / gap)
+    assert abs(np.median(ratios) - 1) < 0.25, ratios
+
+
+def test_first_order_gap_vanishes_with_b0():
+    """Every mismatch carries b0/(b0 + |y_i|): the predicted gap falls with b0, towards 0."""
+    y, K = draw(20, 5000, 3)
+    gaps = [R.first_order_gap(K, y, b0) for b0 in (1.0, 0.1, 0.01, 1e-4)]
+    assert gaps[0] > gaps[1] > gaps[2] > gaps[3] and gaps[3] < 0.05 * gaps[0]
+
+
+def test_gram_deviation():
+    assert R.gram_deviation(7.0 * np.eye(5)) == pytest.approx(0.0, abs=1e-15)
+    K = np.diag([1.0, 2.0, 3.0])
+    assert R.gram_deviation(K) == pytest.approx(0.5) and R.gram_deviation(K, scale=1.0) == pytest.approx(2.0)
+    # Gaussian data: close to the Marchenko-Pastur edge 2 sqrt(n/d), below the Frobenius bound sqrt(n(n+1)/d)
+    n, d = 20, 10**5
+    deltas = [R.gram_deviation(R.sample_gram(n, d, rng=s), scale=d) for s in range(5)]
+    assert 0.7 < np.median(deltas) / (2 * np.sqrt(n / d)) < 1.2
+    assert np.max(deltas) < np.sqrt(n * (n + 1) / d)
+    with pytest.raises(ValueError, match="scale must be a positive"):
+        R.gram_deviation(np.eye(3), scale=0.0)
+
+
+def test_gram_frobenius_identity():
+    """E|K/|l|_1 - I|_F^2 = n(n+1)/R0 for Gaussian features (the Gram lemma), here on a power law."""
+    n, d = 8, 3000
+    lam = R.Spectrum.power_law(d, 0.5)
+    sq = [np.sum((R.sample_gram(n, d, spectrum=lam, rng=s) / lam.trace - np.eye(n)) ** 2) for s in range(400)]
+    expected = n * (n + 1) / lam.R0
+    # the mean of 400 draws: its standard error is ~ 5% of the mean here
+    assert np.mean(sq) == pytest.approx(expected, rel=0.2)
+
+
+def test_effective_ranks():
+    d = 1000
+    iso, spk, pl = R.Spectrum.isotropic(d, 3.0), R.Spectrum.spiked(d), R.Spectrum.power_law(d)
+    assert iso.r0 == pytest.approx(d) and iso.R0 == pytest.approx(d)
+    assert spk.r0 == pytest.approx((d - 1 + np.sqrt(d)) / np.sqrt(d))
+    assert spk.R0 == pytest.approx((d - 1 + np.sqrt(d)) ** 2 / (2 * d - 1))
+    for lam in (iso, spk, pl):  # |l|_2^2 <= |l|_inf |l|_1
+        assert lam.R0 >= lam.r0 * (1 - 1e-12)
+
+
+def test_settling_certificate_brackets_the_last_pattern_change():
+    """The lemma proves the pattern final from the certified step on, so the last change is no later."""
+    n, d, c = 20, 2000, 0.01
+    rng = np.random.default_rng(3)
+    X = R.sample_features(n, d, rng=rng)
+    y = rng.uniform(-1, 1, n)
+    run = R.gradient_descent(X, y, R.all_active_init(X, trace=d), lr=R.lr_from_contraction(c, X))
+    cert = R.settling_certificate(X @ X.T, y, run)
+    assert cert.step is not None and R.stabilisation_step(run) <= cert.step < run.n_steps
+    assert cert.bound.shape == cert.margin.shape == run.history.step.shape
+    # the drift of every example after the certified step is below the bound at that step
+    t = np.flatnonzero(cert.record_step == cert.step)[0]
+    drift = np.abs(run.history.beta[t:] - run.history.beta[t]).max(axis=0)
+    inactive = run.history.beta[t] <= 0
+    assert np.all(drift[inactive] <= cert.bound[t])
+    two = R.gradient_descent(X, y, R.two_neuron_init(X, trace=d), lr=R.lr_from_contraction(c, X), max_steps=2)
+    with pytest.raises(ValueError, match="one-neuron ReLU run"):
+        R.settling_certificate(X @ X.T, y, two)
