@@ -1,4 +1,4 @@
-"""Phase analysis: norm learning, plateau, escape, late-time convergence.
+"""Phase analysis: norm learning, plateau and escape.
 
 All formulas are for an orthonormal teacher (:math:`T = I`) and are written in
 :math:`t' = (\\gamma/p)\\alpha`. Tags: [D] re-derived in the science notes and
@@ -8,11 +8,14 @@ checked numerically here; [V] from the paper's abstract; [I] our reading.
   logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`norm_learning_overlap`.
 * **Plateau** [D]: :math:`\\bar Q = p/(p+2)` under gradient flow; the γ² term
   shifts it up (:func:`plateau_overlap`), risk :func:`plateau_risk`.
-* **Escape** [D]: :math:`R` grows like :math:`e^{4t'/p^*}` (rate set by the
-  teacher width only), :func:`linear_escape_overlap`. The book's escape time
+* **Escape** [D]: under gradient flow :math:`R` grows like :math:`e^{4t'/p^*}`
+  (rate set by the teacher width only), :func:`linear_escape_overlap`; at a
+  finite learning rate the lifted plateau lowers the rate a little, and p
+  enters it (:func:`plateau_growth_rate`). The book's escape time
   is the first time the risk falls below half the plateau risk
-  (:func:`escape_time`); it grows like :math:`t'_{esc}\\simeq (p^*/8)\\ln N + c(p,p^*)`
-  [D], overparameterisation only changing the prefactor :math:`c`
+  (:func:`escape_time`); under gradient flow it grows like
+  :math:`t'_{esc}\\simeq (p^*/8)\\ln N + c(p,p^*)` [D], overparameterisation
+  only changing the offset :math:`c`
   ("modestly accelerates escape ... by modifying the prefactor" [V]; the
   identification of that sentence with this prefactor is [I]).
 
@@ -32,6 +35,7 @@ __all__ = [
     "plateau_risk",
     "norm_learning_overlap",
     "norm_learning_risk",
+    "plateau_growth_rate",
     "linear_escape_overlap",
     "escape_level",
     "escape_time",
@@ -132,6 +136,46 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
     p = int(p)
     risk = population_risk(q[:, None, None] * np.eye(p), np.zeros((q.size, p, p_star)))
     return risk if np.ndim(t) else float(risk[0])
+
+
+def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
+    """Growth rate per unit :math:`t'` of the student-teacher overlap R on the plateau [D].
+
+    On the plateau :math:`R\\approx 0`, :math:`Q = \\bar Q_\\gamma I`, :math:`T = I`, the
+    R-equation of the ODEs is linear, :math:`dR/dt' = rR`, with
+
+    .. math::
+
+        r = -2(\\bar Q_\\gamma - 1) - \\frac4p\\bar Q_\\gamma + \\frac4{p^*}
+          = \\frac4{p^*} - 2\\Big(1 + \\frac2p\\Big)(\\bar Q_\\gamma - \\bar Q_0),
+        \\qquad \\bar Q_0 = \\frac p{p+2},
+
+    exactly (the R-equation has no :math:`\\gamma^2` term; the learning rate
+    acts only through the lifted plateau :math:`\\bar Q_\\gamma` of
+    :func:`plateau_overlap`). For gradient flow (``lr=None``) the student
+    terms cancel and :math:`r = 4/p^*`, set by the teacher width alone. At
+    finite γ, to first order in :math:`g = \\gamma/p`,
+    :math:`r \\approx \\frac4{p^*}\\big[1 - g\\big(1 + \\frac{p^*}{p+2}\\big)\\big]`: the
+    student width enters the exponent too, slightly. The loss departs from
+    the plateau at twice this rate.
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths.
+    lr : float or None
+        Learning rate γ (as in :func:`plateau_overlap`); ``None`` is gradient flow.
+    noise : float
+        Label-noise variance Δ (it lifts the plateau further).
+
+    Returns
+    -------
+    float
+        The rate r in :math:`t'`.
+    """
+    p, p_star = validated_sizes(p, p_star)
+    lift = plateau_overlap(p, p_star, lr, noise) - p / (p + 2.0)
+    return 4.0 / p_star - 2.0 * (1.0 + 2.0 / p) * lift
 
 
 def linear_escape_overlap(t, R0, p, q0=1.0):

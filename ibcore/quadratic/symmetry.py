@@ -13,9 +13,15 @@
   zero-loss weights to :math:`W_0` [D]. The abstract's "selects the closest
   solution to the random initialization" [V] is read as this statement; the
   paper's exact notion of "closest" is unknown [I].
-* At finite N, SGD scrambles S on the plateau when the start is random
-  (:math:`R(0)\\sim N^{-1/2}` is as small as the SGD noise); after the escape
-  it is conserved up to :math:`O(N^{-1/2})` [D].
+* S is not the Noether charge of the rotations: the symmetry holds for every
+  teacher and start, but S is conserved only because :math:`T\\propto I` and an
+  isotropic :math:`Q(0)` make an invariant set of the ODEs [D].
+* The selection is therefore a statement about the ODE limit. At finite N,
+  SGD scrambles S on the plateau when the start is random
+  (:math:`R(0)\\sim N^{-1/2}` is as small as the SGD noise), by an amount that
+  does not shrink with N; after the escape S is conserved up to
+  :math:`O(N^{-1/2})`, so SGD ends near the Procrustes point of its frame at
+  the escape, not of :math:`R(0)` [D, measured over N].
 """
 from __future__ import annotations
 

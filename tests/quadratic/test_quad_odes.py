@@ -195,3 +195,19 @@ def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
     assert set(first.dtype.names) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
     assert np.all(first["s_min"] <= first["s_max"])
+
+
+@pytest.mark.parametrize("p,p_star,g", [(4, 2, 0.1), (16, 2, 0.1), (3, 1, 0.05), (8, 4, 0.02)])
+def test_plateau_growth_rate_is_the_ode_rate(p, p_star, g):
+    """dR/dt' = r R on the lifted plateau: fit of log|R| along the lr^2 ODE from a tiny R(0)."""
+    assert q.plateau_growth_rate(p, p_star) == 4 / p_star                 # gradient flow
+    lr = g * p
+    r = q.plateau_growth_rate(p, p_star, lr=lr)
+    Q0 = q.plateau_overlap(p, p_star, lr=lr) * np.eye(p)                  # start on the lifted plateau
+    R0 = 1e-7 * np.random.default_rng(0).standard_normal((p, p_star))
+    traj = q.integrate_reduced(Q0, R0, lr=lr, t_max=3.0, grid="linear", n_points=61)
+    measured = np.polyfit(traj.t, np.log(np.linalg.norm(traj.R, axis=(1, 2))), 1)[0]
+    assert measured == pytest.approx(r, rel=1e-6)
+    assert r < 4 / p_star
+    first_order = 4 / p_star * (1 - g * (1 + p_star / (p + 2)))
+    assert abs(first_order - r) < 3 * g**2 * 4 / p_star                   # O(g^2) remainder

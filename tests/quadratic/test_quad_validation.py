@@ -95,6 +95,8 @@ def test_sgd_arguments(kwargs, name):
     (lambda: q.plateau_risk(2, 0), "p_star"),
     (lambda: q.plateau_overlap(2, 1, lr=-0.1), "lr"),
     (lambda: q.plateau_overlap(2, 1, lr=0.0), "lr"),
+    (lambda: q.plateau_growth_rate(0, 2), "p"),
+    (lambda: q.plateau_growth_rate(2, 1, lr=-1.0), "lr"),
     (lambda: q.sgd_steps(0.0, p=2, lr=0.1, N=10), "t_max"),
     (lambda: q.sgd_steps(1.0, p=2, lr=0.1, N=0), "N"),
     (lambda: q.time_grid(1.0, 1), "n_points"),
