@@ -47,22 +47,21 @@ def bench_sgd_simulator(benchmark, N):
     W0, W_star = q.random_init(P, P_STAR, N, informative=0.3, rng=0)
     benchmark.group = f"quad-sgd-N{N}"
     benchmark.extra_info.update(role="candidate", steps=steps, N=N, p=P, p_star=P_STAR, block=block)
-    run = benchmark(q.sgd_one_pass, W0, W_star, lr=LR, steps=steps, rng=1, record_every=steps)
-    assert run.steps[-1] == steps
+    run = benchmark(q.sgd_one_pass, W0, W_star, lr=LR, n_steps=steps, rng=1)
+    assert run.n_steps == steps
 
 
 def ode_problem():
     """(p, p*) = (32, 4), random isotropic start at N = 10^4, lr/p = 0.02, up to t' = 50."""
     p, p_star = 32, 4
     Q0, R0, T = q.initial_overlaps(p, p_star, 10_000, rng=0)
-    lr = 0.02 * p
-    return (Q0, R0, T), dict(lr=lr, alpha_max=50.0 * p / lr)
+    return (Q0, R0, T), dict(lr=0.02 * p, t_max=50.0)
 
 
 def bench_ode_escape_and_convergence(benchmark):
     args, kwargs = ode_problem()
     benchmark.group = "quad-ode"
-    benchmark.extra_info.update(role="candidate", p=32, p_star=4, t_prime_max=50.0)
+    benchmark.extra_info.update(role="candidate", p=32, p_star=4, t_max=50.0)
     traj = benchmark(q.integrate_odes, *args, **kwargs)
     assert traj.escape_time() < 10 and traj.risk[-1] < 1e-4
 
@@ -75,8 +74,7 @@ if __name__ == "__main__":
         steps -= steps % block
         W0, W_star = q.random_init(P, P_STAR, N, informative=0.3, rng=0)
         t_draw = min(timeit.repeat(lambda: _draw_only(N, steps, block), number=1, repeat=7)) / steps
-        t_sgd = min(timeit.repeat(lambda: q.sgd_one_pass(W0, W_star, lr=LR, steps=steps, rng=1,
-                                                         record_every=steps),
+        t_sgd = min(timeit.repeat(lambda: q.sgd_one_pass(W0, W_star, lr=LR, n_steps=steps, rng=1),
                                   number=1, repeat=7)) / steps
         print(f"SGD N={N}, p={P}, p*={P_STAR}, block={block}: {t_sgd * 1e6:.1f} us/step, "
               f"draw only {t_draw * 1e6:.1f} us/step, ratio {t_sgd / t_draw:.2f}")

@@ -6,8 +6,8 @@ Groups (the harness reports ratios of medians within a group):
   (role ``baseline``, O(n d)) and in primal–dual form (role ``candidate``, O(n²)).
   Both time the very step functions that the solvers' loops call. The one-off
   cost of forming K = X Xᵀ (O(n² d)) is benchmarked separately as ``gram-setup``.
-* ``relu-thm2-point``: one Theorem 2 trial at d = 10^6 (n = 50), K drawn by
-  Bartlett, GD to convergence, exact min-norm solve.
+* ``relu-gap-point``: one :func:`ibcore.relu.gap_trial` at d = 10^6 (n = 50), K drawn
+  by Bartlett, GD to convergence, exact min-norm solve.
 
 Without pytest-benchmark, ``python benchmarks/bench_relu.py`` measures the same
 things with ``timeit`` and prints the ratio.
@@ -16,11 +16,9 @@ import numpy as np
 import pytest
 
 import ibcore.relu as R
-from ibcore.relu.gd import _primal_dual_step
-from ibcore.relu.reference import _weight_space_step
 
 N, D = 200, 20_000
-THM2 = dict(n=50, d=10 ** 6)
+GAP_POINT = dict(n=50, d=10 ** 6)
 
 
 def make_step_problem(seed=0):
@@ -35,10 +33,10 @@ def make_step_problem(seed=0):
     ws = {"W": w.copy(), "beta": w @ X.T, "alpha": np.zeros((1, N))}
 
     def primal_dual_step():
-        return _primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
+        return R.primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
 
     def weight_space_step():
-        ws["beta"], step_sq = _weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
+        ws["beta"], step_sq = R.weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
         return step_sq
 
     return X, primal_dual_step, weight_space_step
@@ -72,12 +70,12 @@ def bench_gram_setup(benchmark, step_problem):
 
 
 @pytest.mark.parametrize("c", [0.01, 0.001])
-def bench_theorem2_point_d_1e6(benchmark, c):
-    benchmark.group = "relu-thm2-point"
+def bench_gap_point_d_1e6(benchmark, c):
+    benchmark.group = "relu-gap-point"
     benchmark.extra_info["role"] = "candidate"
-    benchmark.extra_info.update(THM2, c=c)
-    out = benchmark.pedantic(R.theorem2_trial, kwargs=dict(THM2, c=c, rng=0), rounds=3, iterations=1)
-    assert out["converged"]
+    benchmark.extra_info.update(GAP_POINT, c=c)
+    out = benchmark.pedantic(R.gap_trial, kwargs=dict(GAP_POINT, c=c, rng=0), rounds=3, iterations=1)
+    assert out["success"]
 
 
 if __name__ == "__main__":
@@ -97,8 +95,8 @@ if __name__ == "__main__":
         times, outs = [], []
         for seed in range(3):
             t0 = time.perf_counter()
-            outs.append(R.theorem2_trial(**THM2, c=c, rng=seed))
+            outs.append(R.gap_trial(**GAP_POINT, c=c, rng=seed))
             times.append(time.perf_counter() - t0)
-        print(f"Theorem 2 point n={THM2['n']}, d={THM2['d']:.0e}, c={c}: median {np.median(times):.2f} s "
-              f"({outs[0]['steps']} GD steps), gap/sqrt(n/d) = "
+        print(f"gap_trial n={GAP_POINT['n']}, d={GAP_POINT['d']:.0e}, c={c}: median {np.median(times):.2f} s "
+              f"({outs[0]['n_steps']} GD steps), gap/sqrt(n/d) = "
               + ", ".join(f"{o['gap_scaled']:.2f}" for o in outs))

@@ -369,9 +369,3 @@ def summarise(table: np.ndarray, by, column, stat="median") -> np.ndarray:
         out[name] = [row[i] for row in rows]
     out["count"] = [row[-1] for row in rows]
     return out
-
-
-def sweep_trial(trial, grid, fixed=None, *, desc=None, **options) -> np.ndarray:
-    """Transitional alias: ``sweep(trial, grid, fixed=fixed, ...)`` (removed with the per-experiment wrappers)."""
-    fixed = {k: v for k, v in (fixed or {}).items() if v is not None}
-    return sweep(trial, grid, fixed=fixed, desc=desc or getattr(trial, "__name__", None), **options)

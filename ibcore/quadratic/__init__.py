@@ -17,9 +17,11 @@ Convention (the only one used in this package)
   (optional label noise of variance Δ, ``noise``).
 * Loss :math:`\\ell = \\frac12(\\hat y - y)^2`; update
   :math:`w_i \\leftarrow w_i - \\gamma\\nabla_{w_i}\\ell` (γ = ``lr``).
-* Time :math:`\\alpha = \\text{steps}/N`. The ODEs are simplest in
-  :math:`t' = (\\gamma/p)\\,\\alpha`: there gradient flow depends on neither γ
-  nor p, and the γ² term carries the factor γ/p.
+* Time: one clock, :math:`t' = (\\gamma/p)\\,\\text{steps}/N` (the paper's
+  :math:`\\alpha` is steps/N). Every function that runs the dynamics takes its
+  horizon as ``t_max`` in :math:`t'` (:mod:`.clock`). In :math:`t'` gradient
+  flow depends on neither γ nor p, and the γ² term carries the factor γ/p.
+  Gradient flow is ``lr=None``.
 * Order parameters :math:`Q = WW^T/N`, :math:`R = WW^{*T}/N`,
   :math:`T = W^*W^{*T}/N` (= I for the orthonormal teachers built here);
   :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`; "risk" is the population
@@ -37,12 +39,13 @@ What is the paper's and what is ours
   quantity; the plateau is a saddle and the solution manifold consists of
   marginal minima of the population loss.
 * **Our re-derivation** ([D], in this convention, checked numerically):
-  the ODEs and the γ² term Φ (:mod:`.odes`, :mod:`.overlaps`), the exact
+  the ODEs and the γ² term Φ (:mod:`.odes`, :mod:`.moments`), the exact
   2p*+1 reduction (:mod:`.reduced`), the conserved frame
   :math:`S = R(R^TR)^{-1/2}` (:mod:`.symmetry`), the Hessian table
   (:mod:`.hessian`), the escape law :math:`t'_{esc}\\simeq\\frac{p^*}8\\ln N + c(p,p^*)`
   in :math:`t'`, the late-time laws :math:`e^{-8t'/p^*}` for p = p* and
-  :math:`\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for p > p* (:mod:`.phases`).
+  :math:`\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for p > p* (:mod:`.phases`,
+  :mod:`.convergence`).
   The :math:`t'^{-2}` tail may look at odds with the abstract's "exponential";
   we read "exponential" as the escape stage [I].
 * **Factor 2**: the seeds quote "τ ∝ p*/16". In this convention the escape
@@ -53,53 +56,55 @@ What is the paper's and what is ours
 
 Modules
 -------
-:mod:`.overlaps`   overlaps, closed-form risk, Gaussian moments, Φ
-:mod:`.odes`       full matrix ODEs (``integrate_odes``)
-:mod:`.reduced`    exact 2p*+1 reduction for isotropic starts
-:mod:`.sgd`        blocked one-pass SGD simulator and its step-by-step reference
-:mod:`.init`       teachers, students and ODE initial conditions
-:mod:`.phases`     plateau, escape time, late-time laws and fits
-:mod:`.symmetry`   conserved frame, closest zero-loss solution
-:mod:`.experiments` trials over seeds: escape times, SGD against the ODEs, frame drift
-:mod:`.hessian`    analytic Hessian, spectra at the reference points
+:mod:`.clock`          the one clock :math:`t'` and the SGD step count
+:mod:`.overlaps`       overlaps and the closed-form risk
+:mod:`.moments`        Gaussian moments (exact Wick pairings, Φ)
+:mod:`.initialisation` teachers, students and ODE initial conditions
+:mod:`.odes`           full matrix ODEs (``integrate_odes``)
+:mod:`.reduced`        exact 2p*+1 reduction for isotropic starts
+:mod:`.sgd`            blocked one-pass SGD simulator and its step-by-step reference
+:mod:`.phases`         norm learning, plateau and escape
+:mod:`.convergence`    late-time laws and fits
+:mod:`.symmetry`       conserved frame, closest zero-loss solution
+:mod:`.hessian`        analytic Hessian, spectra at the reference points
+:mod:`.comparison`     one SGD run next to the ODEs from its own start
+:mod:`.trials`         trials for :func:`ibcore.sweep.sweep`: escape times, SGD against the ODEs, frame drift
 """
-from .experiments import (SGDODEComparison, escape_times, ode_escape_trial, sgd_escape_times,
-                          sgd_escape_trial, sgd_frame_drifts, sgd_frame_trial, sgd_ode_comparison,
-                          sgd_ode_gap_trial, sgd_ode_gaps)
-from .hessian import (critical_point, group_spectrum, hessian_spectrum_table, population_gradient,
-                      population_hessian, teacher_directions, zero_mode_directions)
-from .init import initial_overlaps, orthonormal_teacher, random_frame, random_init
-from .odes import alpha_grid, integrate_odes, ode_rhs
-from .overlaps import (error_first_moments, monte_carlo_risk, overlaps, phi_matrix, population_risk,
-                       validated_weights)
-from .phases import (DecayFit, escape_time, escape_time_law, fit_decay, late_time_law,
-                     linear_escape_overlap, norm_learning_overlap, plateau_overlap, plateau_risk)
-from .reduced import ReducedTrajectory, integrate_reduced, reduce_overlaps, reduced_escape_time
-from .sgd import SGDTrajectory, default_block, sgd_one_pass, sgd_one_pass_reference
-from .symmetry import closest_zero_loss_solution, closest_zero_loss_weights, conserved_frame, frame_drift
-from .trajectory import Trajectory
+# Each module lists its public names in its own __all__; the package re-exports
+# exactly those, so there is one list per name to keep up to date.
+from ..validation import DivergenceError
+from . import (clock, comparison, convergence, hessian, initialisation, moments, odes, phases, reduced,
+               sgd, symmetry, trajectory, trials)
+from . import overlaps as _overlaps  # the module; the name ``overlaps`` is the function
+from .clock import *  # noqa: F401,F403
+from .comparison import *  # noqa: F401,F403
+from .convergence import *  # noqa: F401,F403
+from .hessian import *  # noqa: F401,F403
+from .initialisation import *  # noqa: F401,F403
+from .moments import *  # noqa: F401,F403
+from .odes import *  # noqa: F401,F403
+from .overlaps import *  # noqa: F401,F403
+from .phases import *  # noqa: F401,F403
+from .reduced import *  # noqa: F401,F403
+from .sgd import *  # noqa: F401,F403
+from .symmetry import *  # noqa: F401,F403
+from .trajectory import *  # noqa: F401,F403
+from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    # overlaps and risk
-    "overlaps", "population_risk", "error_first_moments", "phi_matrix", "monte_carlo_risk",
-    "validated_weights",
-    # ODEs
-    "alpha_grid", "ode_rhs", "integrate_odes", "Trajectory",
-    "reduce_overlaps", "integrate_reduced", "reduced_escape_time", "ReducedTrajectory",
-    # SGD
-    "sgd_one_pass", "sgd_one_pass_reference", "SGDTrajectory", "default_block",
-    # initial conditions
-    "orthonormal_teacher", "random_frame", "random_init", "initial_overlaps",
-    # phases
-    "plateau_overlap", "plateau_risk", "norm_learning_overlap", "linear_escape_overlap",
-    "escape_time", "escape_time_law", "late_time_law", "DecayFit", "fit_decay",
-    # symmetry
-    "conserved_frame", "frame_drift", "closest_zero_loss_solution", "closest_zero_loss_weights",
-    # experiments (trials for ibcore.sweep, and their multi-seed wrappers)
-    "ode_escape_trial", "escape_times", "sgd_escape_trial", "sgd_escape_times",
-    "SGDODEComparison", "sgd_ode_comparison", "sgd_ode_gap_trial", "sgd_ode_gaps",
-    "sgd_frame_trial", "sgd_frame_drifts",
-    # Hessian
-    "population_gradient", "population_hessian", "group_spectrum", "critical_point",
-    "hessian_spectrum_table", "teacher_directions", "zero_mode_directions",
+    "DivergenceError",
+    *clock.__all__,           # sgd_steps, sgd_time, time_grid: the one clock t'
+    *_overlaps.__all__,       # overlaps, population_risk, monte_carlo_risk
+    *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
+    *initialisation.__all__,  # orthonormal_teacher, random_init, initial_overlaps
+    *trajectory.__all__,      # Trajectory, the result of every run
+    *odes.__all__,            # integrate_odes, ode_rhs
+    *reduced.__all__,         # integrate_reduced, reduced_escape_time
+    *sgd.__all__,             # sgd_one_pass and its reference
+    *phases.__all__,          # plateau, norm learning, escape
+    *convergence.__all__,     # late-time laws and fits
+    *symmetry.__all__,        # conserved frame, closest zero-loss solution
+    *hessian.__all__,         # Hessian and its spectra
+    *comparison.__all__,      # one SGD run and its ODEs
+    *trials.__all__,          # trials for ibcore.sweep.sweep
 ]

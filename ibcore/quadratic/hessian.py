@@ -22,19 +22,24 @@ in :math:`t'`, by γ for rates in α. A loss without the ½ doubles them.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import as_generator, finite_array, orthonormal_columns, positive_int
-from .init import random_frame
-from .overlaps import validated_weights
+from .initialisation import StudentTeacher, random_frame
+from .overlaps import overlaps, population_risk, validated_sizes, validated_weights
+from .symmetry import conserved_frame
 
 __all__ = [
     "population_gradient",
     "population_hessian",
+    "GroupedSpectrum",
     "group_spectrum",
     "critical_point",
     "hessian_spectrum_table",
     "teacher_directions",
+    "ZeroModes",
     "zero_mode_directions",
 ]
 
@@ -114,6 +119,15 @@ def population_hessian(W, W_star, *, wrt="U"):
     return H * scale
 
 
+class GroupedSpectrum(NamedTuple):
+    """Distinct eigenvalues and their multiplicities."""
+
+    values: np.ndarray
+    """Increasing distinct eigenvalues."""
+    multiplicities: np.ndarray
+    """How many times each occurs (ints)."""
+
+
 def group_spectrum(eigvals, tol=1e-6):
     """Group eigenvalues into distinct values with multiplicities.
 
@@ -128,16 +142,16 @@ def group_spectrum(eigvals, tol=1e-6):
 
     Returns
     -------
-    values : ndarray
-        Increasing distinct eigenvalues.
-    multiplicities : ndarray of int
+    GroupedSpectrum
+        ``values`` (increasing distinct eigenvalues) and ``multiplicities``
+        (ints); unpacks as ``values, multiplicities``.
     """
     ev = np.sort(finite_array("eigvals", eigvals, ndim=1))
     if not tol > 0:
         raise ValueError(f"tol must be positive, got {tol!r}")
     cuts = np.flatnonzero(np.diff(ev) > tol) + 1
     groups = np.split(ev, cuts)
-    return np.array([g.mean() for g in groups]), np.array([g.size for g in groups])
+    return GroupedSpectrum(np.array([g.mean() for g in groups]), np.array([g.size for g in groups]))
 
 
 _KINDS = ("zero", "plateau", "zero_loss")
@@ -147,9 +161,7 @@ def _validated_point(kind, p, p_star, N):
     """Checks shared by the reference points and their analytic table."""
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
-    N = positive_int("N", N)
+    p, p_star, N = validated_sizes(p, p_star, N)
     if N < p + p_star:
         raise ValueError(f"N must be at least p + p_star = {p + p_star}, got {N!r}")
     return p, p_star, N
@@ -172,9 +184,9 @@ def critical_point(kind, p, p_star, N, *, rng=None):
 
     Returns
     -------
-    W : ndarray, shape (p, N)
-    W_star : ndarray, shape (p_star, N)
-        With :math:`W^*W^{*T}/N = I` exactly.
+    StudentTeacher
+        ``W`` (p, N) and ``W_star`` (p_star, N), with :math:`W^*W^{*T}/N = I`
+        exactly; unpacks as ``W, W_star``.
     """
     p, p_star, N = _validated_point(kind, p, p_star, N)
     rng = as_generator(rng)
@@ -188,7 +200,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
         if p < p_star:
             raise ValueError(f"p must be >= p_star = {p_star} on the zero-loss manifold, got p = {p}")
         W = np.sqrt(p / p_star) * random_frame(p, p_star, rng=rng) @ W_star
-    return W, W_star
+    return StudentTeacher(W, W_star)
 
 
 def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
@@ -207,10 +219,10 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
 
     Returns
     -------
-    values : ndarray
-        Increasing distinct eigenvalues (w.r.t. U, or W if ``wrt="W"``).
-    multiplicities : ndarray of int
-        Summing to pN; entries of multiplicity 0 are dropped.
+    GroupedSpectrum
+        ``values``, increasing distinct eigenvalues (w.r.t. U, or W if
+        ``wrt="W"``), and ``multiplicities``, summing to pN (entries of
+        multiplicity 0 are dropped).
     """
     p, ps, N = _validated_point(kind, p, p_star, N)
     scale = _scale(wrt, N)
@@ -232,7 +244,7 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
         else:
             values.append(v)
             mults.append(m)
-    return np.array(values), np.array(mults, dtype=int)
+    return GroupedSpectrum(np.array(values), np.array(mults, dtype=int))
 
 
 def _orthonormal_rows(A, rank_tol=1e-10):
@@ -279,6 +291,15 @@ def teacher_directions(p, W_star):
     return np.kron(np.eye(p), span)
 
 
+class ZeroModes(NamedTuple):
+    """The flat directions of the Hessian on the zero-loss manifold (:func:`zero_mode_directions`)."""
+
+    tangent: np.ndarray
+    """Rotations along the manifold, shape (p p* - p*(p*+1)/2, p N)."""
+    marginal: np.ndarray
+    """Quartic directions out of it, shape ((p - p*)(N - p*), p N)."""
+
+
 def zero_mode_directions(W, W_star):
     """The two kinds of flat directions of the Hessian on the zero-loss manifold.
 
@@ -307,14 +328,12 @@ def zero_mode_directions(W, W_star):
 
     Returns
     -------
-    tangent : ndarray, shape (p p* - p*(p*+1)/2, p N)
-    marginal : ndarray, shape ((p - p*)(N - p*), p N)
-        Orthonormal rows (row-major flattening of :func:`population_hessian`),
-        mutually orthogonal.
+    ZeroModes
+        ``tangent`` (p p* - p*(p*+1)/2, p N) and ``marginal``
+        ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
+        :func:`population_hessian`), mutually orthogonal; unpacks as
+        ``tangent, marginal``.
     """
-    from .overlaps import overlaps, population_risk
-    from .symmetry import conserved_frame
-
     W, W_star = validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
@@ -337,4 +356,4 @@ def zero_mode_directions(W, W_star):
     S_perp = U_full[:, p_star:]
     _, complement = _teacher_complement(W_star)
     marginal = np.einsum("ij,mn->jmin", S_perp, complement).reshape(-1, p * N)
-    return tangent, marginal
+    return ZeroModes(tangent, marginal)

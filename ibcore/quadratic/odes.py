@@ -17,74 +17,37 @@ equations of ``committee_learning/ode/square.py`` [P], re-derived in the
 science notes (§3).
 
 The integrator works in :math:`t'` (rates of order one whatever γ and p) with
-an explicit high-order adaptive Runge-Kutta method and samples the dense
-output on a grid of :math:`\\alpha` values.
+an explicit high-order adaptive Runge-Kutta method, from :math:`t' = 0` to
+``t_max``, and samples the dense output at the times of
+:func:`~ibcore.quadratic.clock.evaluation_times`. ``lr=None`` is gradient flow.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ..validation import (DivergenceError, finite_array, nonnegative_float, positive_float,
-                           positive_int)
-from .overlaps import _phi_coefficients, population_risk
+from ..validation import DivergenceError, nonnegative_float, positive_float
+from .clock import evaluation_times
+from .moments import phi_coefficients
+from .overlaps import population_risk, validated_overlaps
 from .trajectory import Trajectory
 
-__all__ = ["alpha_grid", "ode_rhs", "integrate_odes"]
+__all__ = ["OverlapRates", "ode_rhs", "integrate_odes", "solve_overlap_odes"]
 
 #: Q or R entries beyond this size count as a blow-up of the ODE.
 BLOWUP = 1e8
 
 
-def alpha_grid(alpha_max, n_points=200, *, grid="log", alpha_min=None):
-    """Sampling times :math:`\\alpha` for ODE output.
-
-    Parameters
-    ----------
-    alpha_max : float
-        Last time.
-    n_points : int
-        Number of points, including :math:`\\alpha = 0`.
-    grid : {"log", "linear"}
-        ``"log"``: 0 followed by ``n_points - 1`` log-spaced points from
-        ``alpha_min`` to ``alpha_max`` (for log-x plots); ``"linear"``: evenly
-        spaced from 0.
-    alpha_min : float, optional
-        First non-zero point of the log grid; ``alpha_max / 1e4`` by default.
-
-    Returns
-    -------
-    ndarray, shape (n_points,)
-    """
-    alpha_max = positive_float("alpha_max", alpha_max)
-    n_points = positive_int("n_points", n_points)
-    if n_points < 2:
-        raise ValueError(f"n_points must be at least 2, got {n_points!r}")
-    if grid == "linear":
-        return np.linspace(0.0, alpha_max, n_points)
-    if grid != "log":
-        raise ValueError(f"grid must be 'log' or 'linear', got {grid!r}")
-    alpha_min = alpha_max * 1e-4 if alpha_min is None else positive_float("alpha_min", alpha_min)
-    if alpha_min >= alpha_max:
-        raise ValueError(f"alpha_min must be smaller than alpha_max = {alpha_max}, got {alpha_min!r}")
-    return np.concatenate([[0.0], np.geomspace(alpha_min, alpha_max, n_points - 1)])
+def _initial(Q0, R0, T):
+    """Checked initial overlaps: symmetric Q0 and T, matching shapes."""
+    return validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False, symmetric=True)
 
 
-def _check_initial(Q0, R0, T):
-    Q0 = finite_array("Q0", Q0, ndim=2)
-    p = Q0.shape[0]
-    if Q0.shape != (p, p):
-        raise ValueError(f"Q0 must be square, got shape {Q0.shape}")
-    if not np.allclose(Q0, Q0.T, rtol=0, atol=1e-10 * max(1.0, np.abs(Q0).max())):
-        raise ValueError("Q0 must be symmetric")
-    R0 = finite_array("R0", R0, ndim=2)
-    if R0.shape[0] != p:
-        raise ValueError(f"R0 must have shape ({p}, p_star) to match Q0, got shape {R0.shape}")
-    p_star = R0.shape[1]
-    T = np.eye(p_star) if T is None else finite_array("T", T, shape=(p_star, p_star))
-    if not np.allclose(T, T.T, rtol=0, atol=1e-10 * max(1.0, np.abs(T).max())):
-        raise ValueError("T must be symmetric")
-    return Q0, R0, T, p, p_star
+def _gamma_weight(lr, p):
+    """Weight g = γ/p of the γ² term: 0 for gradient flow (``lr=None``)."""
+    return 0.0 if lr is None else positive_float("lr", lr) / p
 
 
 class _FullRHS:
@@ -119,7 +82,7 @@ class _FullRHS:
         # gradient-flow part of dQ: -4 tau Q + 8 (RR^T/p* - Q^2/p)
         cQ, cRR, cRTR, cQQ = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
         if self.g:
-            c = _phi_coefficients(trQ, np.sum(Q * Q), np.sum(R * R), self.trT, self.trT2,
+            c = phi_coefficients(trQ, np.sum(Q * Q), np.sum(R * R), self.trT, self.trT2,
                                   p, ps, self.noise)
             g4 = 4.0 * self.g
             cQ += g4 * c[0]
@@ -139,6 +102,13 @@ class _FullRHS:
         return out
 
 
+class OverlapRates(NamedTuple):
+    """Time derivatives of the overlaps with respect to :math:`t'`."""
+
+    dQ: np.ndarray
+    dR: np.ndarray
+
+
 def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
     """Time derivatives :math:`(dQ/dt', dR/dt')` of the overlap ODEs.
 
@@ -148,20 +118,19 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
         Overlaps, shapes (p, p), (p, p_star), (p_star, p_star); ``T``
         defaults to the identity.
     lr : float or None
-        Learning rate γ. ``None`` gives gradient flow (no γ² term).
+        Learning rate γ of the :math:`\\gamma^2` term; ``None`` gives gradient flow.
     noise : float
         Label-noise variance Δ (enters only through the γ² term).
 
     Returns
     -------
-    dQ, dR : ndarray
-        Derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
+    OverlapRates
+        ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
     """
-    Q, R, T, p, p_star = _check_initial(Q, R, T)
-    g = 0.0 if lr is None else positive_float("lr", lr) / p
-    rhs = _FullRHS(p, p_star, T, g, nonnegative_float("noise", noise))
+    Q, R, T, p, p_star = validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
+    rhs = _FullRHS(p, p_star, T, _gamma_weight(lr, p), nonnegative_float("noise", noise))
     y = np.concatenate([Q.ravel(), R.ravel()])
-    return rhs.split(rhs(0.0, y))
+    return OverlapRates(*rhs.split(rhs(0.0, y)))
 
 
 def _blowup_event(t, y):
@@ -171,33 +140,55 @@ def _blowup_event(t, y):
 _blowup_event.terminal = True
 
 
-def _solve(rhs, y0, t_eval, *, method, rtol, atol, events=()):
-    """solve_ivp over [0, t_eval[-1]] with a terminal blow-up event.
+def solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=()):
+    """``solve_ivp`` of an overlap system over :math:`[0, t'_{max}]`, with a terminal blow-up event.
 
-    Returns the solution and ``None``, or the solution and the time of a blow-up.
+    The integrator shared by :func:`integrate_odes` and
+    :func:`~ibcore.quadratic.reduced.integrate_reduced`.
+
+    Parameters
+    ----------
+    rhs : callable
+        ``rhs(t, y)``, the right-hand side in :math:`t'` on a flat state.
+    y0 : ndarray
+        Initial state.
+    t_eval : ndarray
+        Increasing output times in :math:`t'`; the run ends at ``t_eval[-1]``.
+    method, rtol, atol
+        Passed to :func:`scipy.integrate.solve_ivp`.
+    events : tuple of callables
+        Further events (the blow-up event is ``sol.t_events[0]``, these follow).
+
+    Returns
+    -------
+    scipy.integrate.OdeResult
+
+    Raises
+    ------
+    DivergenceError
+        If a state entry exceeds ``BLOWUP`` or the integrator hits a
+        finite-time singularity; ``err.time`` is the time :math:`t'` reached.
     """
+    rtol = positive_float("rtol", rtol)
+    atol = positive_float("atol", atol)
     with np.errstate(over="ignore", invalid="ignore"):
         sol = solve_ivp(rhs, (0.0, float(t_eval[-1])), y0, method=method, t_eval=t_eval,
                         rtol=rtol, atol=atol, events=(_blowup_event, *events))
     if sol.t_events[0].size:
-        return sol, float(sol.t_events[0][0])
-    if sol.status == -1:
+        t_bad = float(sol.t_events[0][0])
+    elif sol.status == -1:
         # The right-hand side is a polynomial, so an explicit method can only run out of step
         # size at a finite-time singularity, i.e. a blow-up (e.g. lr too large for a plateau).
-        return sol, float(sol.t[-1]) if sol.t.size else 0.0
-    return sol, None
+        t_bad = float(sol.t[-1]) if sol.t.size else 0.0
+    else:
+        return sol
+    raise DivergenceError(f"ODE solution blew up (overlaps beyond {BLOWUP:g} or a finite-time "
+                          f"singularity; lr too large?)", time=t_bad)
 
 
-def _raise_divergence(sol, t_bad, lr, p):
-    raise DivergenceError(
-        f"ODE solution blew up (overlaps beyond {BLOWUP:g} or a finite-time singularity; lr too "
-        f"large?) near alpha = {t_bad * p / lr:.6g}", time=t_bad)
-
-
-def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=True,
-                   n_points=200, grid="log", alpha_min=None, alpha_eval=None,
-                   method="DOP853", rtol=1e-9, atol=1e-12):
-    """Integrate the full matrix ODEs for :math:`(Q(\\alpha), R(\\alpha))`.
+def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=200, grid="log",
+                   t_min=None, t_eval=None, method="DOP853", rtol=1e-9, atol=1e-12):
+    """Integrate the full matrix ODEs for :math:`(Q(t'), R(t'))`.
 
     Parameters
     ----------
@@ -207,22 +198,18 @@ def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=Tru
         Initial student-teacher overlap.
     T : array_like, shape (p_star, p_star), optional
         Teacher overlap; the identity by default.
-    lr : float
-        Learning rate :math:`\\gamma > 0`. It sets the clock
-        :math:`\\alpha = (p/\\gamma) t'` and, if ``second_order``, the weight
-        :math:`\\gamma/p` of the :math:`\\gamma^2` term.
-    alpha_max : float
-        Final time in :math:`\\alpha` (steps / N).
+    t_max : float
+        Final time :math:`t'` (optional when ``t_eval`` is given).
+    lr : float or None
+        Learning rate :math:`\\gamma > 0`: keeps the :math:`4(\\gamma/p)(\\Phi + \\Delta Q)`
+        term of finite-γ SGD. ``None`` (default) is population gradient flow.
     noise : float
         Label-noise variance :math:`\\Delta`.
-    second_order : bool
-        Keep the :math:`4(\\gamma/p)(\\Phi + \\Delta Q)` term (finite-γ SGD).
-        ``False`` gives population gradient flow.
-    n_points, grid, alpha_min
-        Output grid, see :func:`alpha_grid` (log-spaced by default).
-    alpha_eval : array_like, optional
-        Explicit increasing output times in ``[0, alpha_max]`` (e.g. the
-        recorded times of an SGD run); overrides the grid options.
+    n_points, grid, t_min
+        Output grid, see :func:`~ibcore.quadratic.clock.time_grid` (log-spaced by default).
+    t_eval : array_like, optional
+        Explicit increasing output times :math:`t'` (e.g. the record times
+        ``run.t`` of an SGD run); overrides the grid options.
     method : str
         :func:`scipy.integrate.solve_ivp` method. The explicit 8th-order
         ``"DOP853"`` is the fastest at these tolerances (the system is at most
@@ -233,7 +220,7 @@ def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=Tru
     Returns
     -------
     Trajectory
-        ``.alpha``, ``.t_prime``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``.
+        ``.t``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``.
 
     Raises
     ------
@@ -243,36 +230,17 @@ def integrate_odes(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=Tru
         holds the time t′ of the blow-up (for a singularity, the last time
         reached).
     """
-    Q0, R0, T, p, p_star = _check_initial(Q0, R0, T)
-    lr = positive_float("lr", lr)
+    Q0, R0, T, p, p_star = _initial(Q0, R0, T)
+    g = _gamma_weight(lr, p)
     noise = nonnegative_float("noise", noise)
-    alpha_max = positive_float("alpha_max", alpha_max)
-    rtol = positive_float("rtol", rtol)
-    atol = positive_float("atol", atol)
-    alpha = _output_times(alpha_max, n_points, grid, alpha_min, alpha_eval)
-    g = lr / p if second_order else 0.0
+    t = evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
     rhs = _FullRHS(p, p_star, T, g, noise)
-    t_eval = alpha * lr / p
     y0 = np.concatenate([Q0.ravel(), R0.ravel()])
-    sol, t_bad = _solve(rhs, y0, t_eval, method=method, rtol=rtol, atol=atol)
-    if t_bad is not None:
-        _raise_divergence(sol, t_bad, lr, p)
+    sol = solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
     n_t = sol.y.shape[1]
     Q = sol.y[: p * p].T.reshape(n_t, p, p)
     R = sol.y[p * p:].T.reshape(n_t, p, p_star)
     Q = 0.5 * (Q + np.swapaxes(Q, 1, 2))
     risk = population_risk(Q, R, T, noise)
-    return Trajectory(alpha=alpha, Q=Q, R=R, risk=np.atleast_1d(risk), T=T, lr=lr, noise=noise,
-                      second_order=bool(second_order), kind="ode",
-                      extra={"nfev": sol.nfev, "method": method})
-
-
-def _output_times(alpha_max, n_points, grid, alpha_min, alpha_eval):
-    if alpha_eval is None:
-        return alpha_grid(alpha_max, n_points, grid=grid, alpha_min=alpha_min)
-    alpha = finite_array("alpha_eval", alpha_eval, ndim=1)
-    if np.any(np.diff(alpha) <= 0) or alpha[0] < 0 or alpha[-1] > alpha_max * (1 + 1e-12):
-        raise ValueError(
-            f"alpha_eval must be strictly increasing within [0, alpha_max={alpha_max}], "
-            f"got values from {alpha[0]!r} to {alpha[-1]!r}")
-    return np.minimum(alpha, alpha_max)
+    return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T,
+                      lr=None if lr is None else float(lr), noise=noise, kind="ode", n_fev=int(sol.nfev))

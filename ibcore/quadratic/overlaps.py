@@ -1,4 +1,4 @@
-"""Order parameters, the closed-form population risk and the Gaussian moments behind the ODEs.
+"""Order parameters and the closed-form population risk.
 
 Everything here is a function of the overlaps only,
 
@@ -9,26 +9,42 @@ Everything here is a function of the overlaps only,
 because the pre-activations :math:`(\\lambda, \\nu)` are jointly Gaussian with
 covariance :math:`\\begin{pmatrix} Q & R\\\\ R^T & T\\end{pmatrix}` (convention in
 :mod:`ibcore.quadratic`). Wick's theorem turns every expectation into a
-polynomial in :math:`Q, R, T` [D]; each formula below is checked against Monte
-Carlo in ``tests/quadratic``.
+polynomial in :math:`Q, R, T` [D] (the moments that drive the ODEs are in
+:mod:`~ibcore.quadratic.moments`); the risk below is checked against Monte
+Carlo (:func:`monte_carlo_risk`) in ``tests/quadratic``.
 
 Functions accept a trajectory as well as a single point: ``Q`` may be
 ``(p, p)`` or ``(n_t, p, p)`` (same leading axis for ``R``).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import as_generator, finite_array, nonnegative_float, positive_int
 
 __all__ = [
+    "Overlaps",
     "overlaps",
-    "population_risk",
-    "error_first_moments",
-    "phi_matrix",
-    "monte_carlo_risk",
+    "validated_sizes",
     "validated_weights",
+    "validated_overlaps",
+    "population_risk",
+    "MonteCarloEstimate",
+    "monte_carlo_risk",
 ]
+
+
+class Overlaps(NamedTuple):
+    """The order parameters :math:`(Q, R, T)` of a student and a teacher."""
+
+    Q: np.ndarray
+    """Student-student overlap :math:`WW^T/N`, shape (p, p)."""
+    R: np.ndarray
+    """Student-teacher overlap :math:`WW^{*T}/N`, shape (p, p_star)."""
+    T: np.ndarray
+    """Teacher-teacher overlap :math:`W^*W^{*T}/N`, shape (p_star, p_star)."""
 
 
 def overlaps(W, W_star):
@@ -43,16 +59,35 @@ def overlaps(W, W_star):
 
     Returns
     -------
-    Q : ndarray, shape (p, p)
-        :math:`Q = W W^T / N`.
-    R : ndarray, shape (p, p_star)
-        :math:`R = W W^{*T} / N` (called :math:`\\rho` in some papers).
-    T : ndarray, shape (p_star, p_star)
-        :math:`T = W^* W^{*T} / N`.
+    Overlaps
+        ``Q`` (p, p) :math:`= WW^T/N`, ``R`` (p, p_star) :math:`= WW^{*T}/N`
+        (called :math:`\\rho` in some papers) and ``T`` (p_star, p_star)
+        :math:`= W^*W^{*T}/N`; unpacks as ``Q, R, T``.
     """
     W, W_star = validated_weights(W, W_star)
     N = W.shape[1]
-    return W @ W.T / N, W @ W_star.T / N, W_star @ W_star.T / N
+    return Overlaps(W @ W.T / N, W @ W_star.T / N, W_star @ W_star.T / N)
+
+
+def validated_sizes(p, p_star, N=None, *, p_at_least_p_star=None):
+    """Check the widths p, p* (and the input dimension N): positive integers.
+
+    Parameters
+    ----------
+    p, p_star : int
+    N : int, optional
+    p_at_least_p_star : str, optional
+        If given, also require :math:`p \\ge p^*`; the string says why, in the error message.
+
+    Returns
+    -------
+    tuple of int
+        ``(p, p_star)``, or ``(p, p_star, N)`` when N is given.
+    """
+    p, p_star = positive_int("p", p), positive_int("p_star", p_star)
+    if p_at_least_p_star and p < p_star:
+        raise ValueError(f"p must be >= p_star = {p_star} ({p_at_least_p_star}), got p = {p}")
+    return (p, p_star) if N is None else (p, p_star, positive_int("N", N))
 
 
 def validated_weights(W, W_star, *, name="W"):
@@ -68,22 +103,43 @@ def validated_weights(W, W_star, *, name="W"):
     return W, W_star
 
 
-def _check_overlaps(Q, R, T):
-    """Validate (Q, R, T), allowing a leading time axis on Q and R; return arrays and (p, p_star)."""
-    Q = finite_array("Q", Q, ndim=(2, 3))
-    R = finite_array("R", R, ndim=(2, 3))
+def _symmetric(name, A):
+    if not np.allclose(A, np.swapaxes(A, -1, -2), rtol=0, atol=1e-10 * max(1.0, np.abs(A).max())):
+        raise ValueError(f"{name} must be symmetric")
+
+
+def validated_overlaps(Q, R, T=None, *, names=("Q", "R"), time_axis=True, symmetric=False):
+    """Check overlaps ``(Q, R, T)`` and return ``(Q, R, T, p, p_star)``.
+
+    Parameters
+    ----------
+    Q, R : array_like
+        Shapes (p, p) and (p, p_star), or (n_t, p, p) and (n_t, p, p_star)
+        when ``time_axis`` allows a leading time axis.
+    T : array_like, shape (p_star, p_star), optional
+        The identity (orthonormal teacher) by default.
+    names : (str, str)
+        Names of Q and R in the error messages (e.g. ``("Q0", "R0")``).
+    time_axis : bool
+        Allow a leading time axis.
+    symmetric : bool
+        Also require Q and T to be symmetric (initial conditions of the ODEs).
+    """
+    q_name, r_name = names
+    ndim = (2, 3) if time_axis else 2
+    Q = finite_array(q_name, Q, ndim=ndim)
     p = Q.shape[-1]
     if Q.shape[-2] != p:
-        raise ValueError(f"Q must be square in its last two axes, got shape {Q.shape}")
+        raise ValueError(f"{q_name} must be square, got shape {Q.shape}")
+    R = finite_array(r_name, R, ndim=ndim)
     if R.ndim != Q.ndim or R.shape[:-1] != Q.shape[:-1]:
-        raise ValueError(
-            f"R must have shape {Q.shape[:-1] + ('p_star',)} to match Q of shape {Q.shape}, "
-            f"got shape {R.shape}")
+        raise ValueError(f"{r_name} must have shape {Q.shape[:-1] + ('p_star',)} to match {q_name} "
+                         f"of shape {Q.shape}, got shape {R.shape}")
     p_star = R.shape[-1]
-    if T is None:
-        T = np.eye(p_star)
-    else:
-        T = finite_array("T", T, shape=(p_star, p_star))
+    T = np.eye(p_star) if T is None else finite_array("T", T, shape=(p_star, p_star))
+    if symmetric:
+        _symmetric(q_name, Q)
+        _symmetric("T", T)
     return Q, R, T, p, p_star
 
 
@@ -113,7 +169,7 @@ def population_risk(Q, R, T=None, noise=0.0):
     -------
     float or ndarray of shape (n_t,)
     """
-    Q, R, T, p, p_star = _check_overlaps(Q, R, T)
+    Q, R, T, p, p_star = validated_overlaps(Q, R, T)
     noise = nonnegative_float("noise", noise)
     trQ = np.trace(Q, axis1=-2, axis2=-1)
     trQ2 = np.sum(Q * np.swapaxes(Q, -1, -2), axis=(-2, -1))
@@ -124,80 +180,11 @@ def population_risk(Q, R, T=None, noise=0.0):
     return float(risk) if np.ndim(risk) == 0 else risk
 
 
-def error_first_moments(Q, R, T=None):
-    """First-order moments that drive gradient flow.
+class MonteCarloEstimate(NamedTuple):
+    """A Monte Carlo mean and its standard error."""
 
-    With the error :math:`\\Delta = \\hat y - y` and :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`,
-
-    .. math::
-
-        E[\\Delta\\,\\lambda_i\\nu_k] = \\Big[\\tau R + 2\\Big(\\frac{QR}{p} - \\frac{RT}{p^*}\\Big)\\Big]_{ik},\\qquad
-        E[\\Delta\\,\\lambda_i\\lambda_j] = \\Big[\\tau Q + 2\\Big(\\frac{Q^2}{p} - \\frac{RR^T}{p^*}\\Big)\\Big]_{ij}.
-
-    Label noise has zero mean and does not enter.
-
-    Returns
-    -------
-    m_R : ndarray, shape (p, p_star)
-        :math:`E[\\Delta\\lambda\\nu^T]`.
-    m_Q : ndarray, shape (p, p)
-        :math:`E[\\Delta\\lambda\\lambda^T]`.
-    """
-    Q, R, T, p, p_star = _check_overlaps(Q, R, T)
-    if Q.ndim != 2:
-        raise ValueError(f"Q must have 2 dimension(s), got array of shape {Q.shape}")
-    tau = np.trace(Q) / p - np.trace(T) / p_star
-    m_R = tau * R + 2.0 * (Q @ R / p - R @ T / p_star)
-    m_Q = tau * Q + 2.0 * (Q @ Q / p - R @ R.T / p_star)
-    return m_R, m_Q
-
-
-def _phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
-    """Scalar coefficients of Phi = cQ Q + cRR RR^T + cRTR RTR^T + cQQ Q^2 + cX (RR^T Q + Q RR^T) + cQQQ Q^3."""
-    ps = p_star
-    cQ = ((trT**2 + 2.0 * trT2) / ps**2
-          - 2.0 * (trT * trQ + 2.0 * R2) / (p * ps)
-          + (trQ**2 + 2.0 * trQ2) / p**2
-          + noise)
-    cRR = 4.0 * trT / ps**2 - 4.0 * trQ / (p * ps)
-    cRTR = 8.0 / ps**2
-    cQQ = -4.0 * trT / (p * ps) + 4.0 * trQ / p**2
-    cX = -8.0 / (p * ps)
-    cQQQ = 8.0 / p**2
-    return cQ, cRR, cRTR, cQQ, cX, cQQQ
-
-
-def phi_matrix(Q, R, T=None, noise=0.0):
-    """The :math:`\\gamma^2` ("lr²") moment :math:`\\Phi_{ij} = E[(\\hat y - y)^2\\lambda_i\\lambda_j]`.
-
-    Six-point Wick contractions give :math:`\\Phi = \\Phi^{tt} + \\Phi^{st} + \\Phi^{ss}` with
-
-    .. math::
-
-        \\Phi^{tt} &= \\tfrac{1}{p^{*2}}\\big[((\\mathrm{Tr}T)^2 + 2\\mathrm{Tr}T^2)Q
-                      + 4\\mathrm{Tr}T\\,RR^T + 8RTR^T\\big]\\\\
-        \\Phi^{st} &= -\\tfrac{2}{pp^*}\\big[(\\mathrm{Tr}T\\,\\mathrm{Tr}Q + 2\\|R\\|_F^2)Q
-                      + 2\\mathrm{Tr}Q\\,RR^T + 2\\mathrm{Tr}T\\,Q^2 + 4(RR^TQ + QRR^T)\\big]\\\\
-        \\Phi^{ss} &= \\tfrac{1}{p^2}\\big[((\\mathrm{Tr}Q)^2 + 2\\mathrm{Tr}Q^2)Q + 4\\mathrm{Tr}Q\\,Q^2 + 8Q^3\\big]
-
-    With label noise of variance :math:`\\Delta` the moment of the noisy error
-    is :math:`\\Phi + \\Delta Q`, which is what is returned.
-
-    Returns
-    -------
-    ndarray, shape (p, p)
-    """
-    Q, R, T, p, p_star = _check_overlaps(Q, R, T)
-    if Q.ndim != 2:
-        raise ValueError(f"Q must have 2 dimension(s), got array of shape {Q.shape}")
-    noise = nonnegative_float("noise", noise)
-    RRt = R @ R.T
-    QQ = Q @ Q
-    X = RRt @ Q
-    c = _phi_coefficients(np.trace(Q), np.sum(Q * Q.T), np.sum(R * R), np.trace(T),
-                          np.sum(T * T.T), p, p_star, noise)
-    return (c[0] * Q + c[1] * RRt + c[2] * (R @ T @ R.T) + c[3] * QQ
-            + c[4] * (X + X.T) + c[5] * (QQ @ Q))
+    mean: float
+    stderr: float
 
 
 def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000):
@@ -224,10 +211,9 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
 
     Returns
     -------
-    mean : float
-        The estimate.
-    stderr : float
-        Its standard error (sample standard deviation of the loss / √n).
+    MonteCarloEstimate
+        ``mean``, the estimate, and ``stderr``, its standard error (sample
+        standard deviation of the loss / √n); unpacks as ``mean, stderr``.
     """
     W, W_star = validated_weights(W, W_star)
     n_samples = positive_int("n_samples", n_samples)
@@ -249,4 +235,4 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
         total_sq += float(np.dot(loss, loss))
     mean = total / n_samples
     var = max(total_sq / n_samples - mean * mean, 0.0)
-    return mean, float(np.sqrt(var / n_samples))
+    return MonteCarloEstimate(mean, float(np.sqrt(var / n_samples)))

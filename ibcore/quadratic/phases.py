@@ -15,39 +15,34 @@ checked numerically here; [V] from the paper's abstract; [I] our reading.
   [D], overparameterisation only changing the prefactor :math:`c`
   ("modestly accelerates escape ... by modifying the prefactor" [V]; the
   identification of that sentence with this prefactor is [I]).
-* **Convergence** [D]: exponential :math:`\\epsilon_g\\propto e^{-8t'/p^*}` for
-  :math:`p = p^*`; power law
-  :math:`\\epsilon_g\\simeq\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for
-  :math:`p > p^*` (:func:`late_time_law`, :func:`fit_decay`).
 
-The experiments built on these laws (escape times over many draws, SGD
-against the ODEs) are in :mod:`ibcore.quadratic.experiments`.
+The late-time laws are in :mod:`~ibcore.quadratic.convergence`; the trials
+built on these laws (escape times over many draws, SGD against the ODEs) in
+:mod:`~ibcore.quadratic.trials`. ``lr=None`` is gradient flow everywhere.
 """
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, positive_float, positive_int
+from .overlaps import population_risk, validated_sizes
 
 __all__ = [
     "plateau_overlap",
     "plateau_risk",
     "norm_learning_overlap",
+    "norm_learning_risk",
     "linear_escape_overlap",
+    "escape_level",
     "escape_time",
     "escape_time_law",
-    "late_time_law",
-    "DecayFit",
-    "fit_decay",
 ]
 
 
-def plateau_overlap(p, p_star, lr=0.0, noise=0.0):
+def plateau_overlap(p, p_star, lr=None, noise=0.0):
     """Plateau value :math:`\\bar Q` of the diagonal of :math:`Q` (with :math:`R = 0`, :math:`T = I`).
 
-    Gradient flow (``lr = 0``): :math:`\\bar Q = p/(p+2)` [D]. With the γ² term,
+    Gradient flow (``lr=None``): :math:`\\bar Q = p/(p+2)` [D]. With the γ² term,
     :math:`\\bar Q` is the root near :math:`p/(p+2)` of
 
     .. math::
@@ -63,8 +58,8 @@ def plateau_overlap(p, p_star, lr=0.0, noise=0.0):
     ----------
     p, p_star : int
         Student and teacher widths.
-    lr : float
-        Learning rate γ ≥ 0; 0 means gradient flow.
+    lr : float or None
+        Learning rate γ > 0; ``None`` means gradient flow.
     noise : float
         Label-noise variance Δ.
 
@@ -78,13 +73,11 @@ def plateau_overlap(p, p_star, lr=0.0, noise=0.0):
         If γ is so large that no plateau exists (the quadratic has no real
         root: the dynamics blows up instead).
     """
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
-    lr = nonnegative_float("lr", lr)
+    p, p_star = validated_sizes(p, p_star)
     noise = nonnegative_float("noise", noise)
-    g = lr / p
-    if g == 0:
+    if lr is None:
         return p / (p + 2.0)
+    g = positive_float("lr", lr) / p
     a = g * (p + 2.0) * (p + 4.0) / p**2
     b = -(1.0 + 2.0 / p) * (1.0 + 2.0 * g)
     c = 1.0 + g * (1.0 + 2.0 / p_star + noise)
@@ -95,7 +88,7 @@ def plateau_overlap(p, p_star, lr=0.0, noise=0.0):
     return 2.0 * c / (-b + np.sqrt(disc))
 
 
-def plateau_risk(p, p_star, lr=0.0, noise=0.0):
+def plateau_risk(p, p_star, lr=None, noise=0.0):
     """Population risk at the plateau :math:`R = 0`, :math:`Q = \\bar Q I`, :math:`T = I`.
 
     .. math::
@@ -108,14 +101,14 @@ def plateau_risk(p, p_star, lr=0.0, noise=0.0):
     return 0.5 * (q - 1.0) ** 2 + q * q / p + 1.0 / p_star + 0.5 * noise
 
 
-def norm_learning_overlap(t_prime, p, q0=1.0):
+def norm_learning_overlap(t, p, q0=1.0):
     """Closed-form norm-learning stage under gradient flow with :math:`R = 0` [D].
 
     .. math::
 
         q(t') = \\frac{\\bar Q q_0 e^{4t'}}{\\bar Q + q_0(e^{4t'} - 1)},\\qquad \\bar Q = \\frac{p}{p+2}.
     """
-    t = np.asarray(finite_array("t_prime", t_prime), dtype=float)
+    t = np.asarray(finite_array("t", t), dtype=float)
     p = positive_int("p", p)
     q0 = positive_float("q0", q0)
     qbar = p / (p + 2.0)
@@ -123,7 +116,25 @@ def norm_learning_overlap(t_prime, p, q0=1.0):
     return qbar * q0 / (qbar * e + q0 * (1.0 - e))
 
 
-def linear_escape_overlap(t_prime, R0, p, q0=1.0):
+def norm_learning_risk(t, p, p_star, q0=1.0):
+    """Population risk along the exact norm-learning solution :math:`R = 0`, :math:`Q = q(t')I` [D].
+
+    .. math::
+
+        \\epsilon_{R=0}(q) = \\tfrac12(q - 1)^2 + \\frac{q^2}{p} + \\frac1{p^*},
+
+    with :math:`q(t')` from :func:`norm_learning_overlap` (gradient flow,
+    :math:`T = I`). It tends to the plateau risk :math:`\\frac1{p+2} + \\frac1{p^*}`;
+    a run with a small :math:`R` departs from it by :math:`2\\|R\\|_F^2/(pp^*)`.
+    """
+    p_star = positive_int("p_star", p_star)
+    q = np.atleast_1d(norm_learning_overlap(t, p, q0))
+    p = int(p)
+    risk = population_risk(q[:, None, None] * np.eye(p), np.zeros((q.size, p, p_star)))
+    return risk if np.ndim(t) else float(risk[0])
+
+
+def linear_escape_overlap(t, R0, p, q0=1.0):
     """Small-R solution during norm learning and plateau, gradient flow, :math:`Q(0) = q_0 I` [D].
 
     .. math::
@@ -136,11 +147,30 @@ def linear_escape_overlap(t_prime, R0, p, q0=1.0):
     -------
     ndarray, shape (n_t, p, p_star)
     """
-    t = np.atleast_1d(finite_array("t_prime", t_prime))
+    t = np.atleast_1d(finite_array("t", t))
     R0 = finite_array("R0", R0, ndim=2)
     p_star = R0.shape[1]
     q = norm_learning_overlap(t, p, q0)
     return R0[None] * (np.sqrt(q / q0) * np.exp(4.0 * t / p_star))[:, None, None]
+
+
+def escape_level(plateau_risk, fraction=0.5):
+    """The risk below which a run has escaped: ``fraction`` × the plateau risk.
+
+    The book's definition of escape uses ``fraction = 0.5``.
+
+    Parameters
+    ----------
+    plateau_risk : float
+        Reference plateau risk (:func:`plateau_risk`, with the learning rate of the run).
+    fraction : float
+        In (0, 1].
+    """
+    plateau_risk = positive_float("plateau_risk", plateau_risk)
+    fraction = positive_float("fraction", fraction)
+    if fraction > 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
+    return fraction * plateau_risk
 
 
 def escape_time(t, risk, plateau_risk, *, fraction=0.5):
@@ -167,11 +197,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))
-    plateau_risk = positive_float("plateau_risk", plateau_risk)
-    fraction = positive_float("fraction", fraction)
-    if fraction > 1:
-        raise ValueError(f"fraction must be in (0, 1], got {fraction!r}")
-    level = fraction * plateau_risk
+    level = escape_level(plateau_risk, fraction)
     below = np.flatnonzero(risk < level)
     if below.size == 0:
         return float("nan")
@@ -195,79 +221,3 @@ def escape_time_law(p_star, N, q0=1.0):
     N = positive_float("N", N)
     q0 = positive_float("q0", q0)
     return p_star / 8.0 * np.log(N / (p_star * q0))
-
-
-def late_time_law(p, p_star):
-    """Theoretical late-time decay of the risk under gradient flow [D].
-
-    Returns
-    -------
-    dict
-        For :math:`p = p^*`: ``{"kind": "exponential", "rate": 8/p*}``
-        (:math:`\\epsilon_g\\propto e^{-8t'/p^*}`).
-        For :math:`p > p^*`: ``{"kind": "power", "exponent": 2, "prefactor":
-        (p-p*)(p*+2)/(64(p+2))}`` (:math:`\\epsilon_g\\simeq C t'^{-2}`).
-        The notes flag that the abstract's "exponential decay" likely refers
-        to the escape, not to this tail [I].
-    """
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
-    if p < p_star:
-        raise ValueError(f"p must be >= p_star = {p_star} for convergence to zero loss, got {p!r}")
-    if p == p_star:
-        return {"kind": "exponential", "rate": 8.0 / p_star}
-    return {"kind": "power", "exponent": 2.0,
-            "prefactor": (p - p_star) * (p_star + 2.0) / (64.0 * (p + 2.0))}
-
-
-@dataclass(frozen=True)
-class DecayFit:
-    """Least-squares fit of a late-time decay.
-
-    ``kind == "exponential"``: :math:`\\epsilon \\approx A e^{-k t}`, ``value`` is the rate k.
-    ``kind == "power"``: :math:`\\epsilon \\approx A t^{-\\beta}`, ``value`` is the exponent β.
-    """
-
-    kind: str
-    value: float
-    prefactor: float
-    n_points: int
-
-
-def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
-    """Fit the late-time decay of the risk on a window.
-
-    Parameters
-    ----------
-    t, risk : array_like, shape (n_t,)
-        Times (usually :math:`t'`) and risks.
-    kind : {"exponential", "power"}
-        ``"exponential"`` fits :math:`\\ln(\\epsilon - \\text{floor})` linearly in t
-        (use for :math:`p = p^*`); ``"power"`` fits it linearly in
-        :math:`\\ln t` (use for :math:`p > p^*`).
-    t_min, t_max : float, optional
-        Fit window; defaults to the last half of the samples (in index).
-    floor : float
-        Value subtracted before taking the log (e.g. the label-noise floor Δ/2).
-
-    Returns
-    -------
-    DecayFit
-    """
-    t = finite_array("t", t, ndim=1)
-    risk = finite_array("risk", risk, shape=(t.shape[0],))
-    if kind not in ("exponential", "power"):
-        raise ValueError(f"kind must be 'exponential' or 'power', got {kind!r}")
-    floor = nonnegative_float("floor", floor)
-    lo = t[len(t) // 2] if t_min is None else float(t_min)
-    hi = t[-1] if t_max is None else float(t_max)
-    mask = (t >= lo) & (t <= hi) & (risk - floor > 0)
-    if kind == "power":
-        mask &= t > 0
-    if mask.sum() < 2:
-        raise ValueError(f"the fit window [{lo}, {hi}] holds fewer than 2 usable points")
-    y = np.log(risk[mask] - floor)
-    x = t[mask] if kind == "exponential" else np.log(t[mask])
-    slope, intercept = np.polyfit(x, y, 1)
-    return DecayFit(kind=kind, value=float(-slope), prefactor=float(np.exp(intercept)),
-                    n_points=int(mask.sum()))

@@ -36,16 +36,36 @@ frame of :mod:`~ibcore.quadratic.symmetry`. Requires :math:`p \\ge p^*`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from ..validation import nonnegative_float, positive_float
-from .odes import _check_initial, _output_times, _raise_divergence, _solve
-from .overlaps import _phi_coefficients
+from .clock import evaluation_times
+from .moments import phi_coefficients
+from .odes import solve_overlap_odes
+from .overlaps import validated_overlaps
+from .phases import escape_level, plateau_risk
 from .trajectory import Trajectory
 
-__all__ = ["ReducedTrajectory", "reduce_overlaps", "integrate_reduced", "reduced_escape_time"]
+__all__ = ["ReducedState", "ReducedTrajectory", "reduce_overlaps", "integrate_reduced",
+           "reduced_escape_time"]
+
+
+class ReducedState(NamedTuple):
+    """Reduced coordinates of an isotropic start and its fixed frame (:func:`reduce_overlaps`)."""
+
+    r: np.ndarray
+    """Singular values of R, shape (p_star,)."""
+    d: np.ndarray
+    """:math:`q_k - r_k^2` in the teacher-aligned frame, shape (p_star,)."""
+    a: float
+    """Norm of Q in the complement of the frame."""
+    U: np.ndarray
+    """Left singular vectors of R, shape (p, p_star): the fixed frame."""
+    V: np.ndarray
+    """Right singular vectors of R, shape (p_star, p_star)."""
 
 
 def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
@@ -61,10 +81,9 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
 
     Returns
     -------
-    r, d : ndarray, shape (p_star,)
-    a : float
-    U : ndarray, shape (p, p_star)
-    V : ndarray, shape (p_star, p_star)
+    ReducedState
+        ``r``, ``d`` (shape (p_star,)), ``a`` (float), ``U`` (p, p_star) and
+        ``V`` (p_star, p_star); unpacks in this order.
 
     Raises
     ------
@@ -72,7 +91,8 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
         If ``p < p_star``, ``T`` is not the identity, or ``Q0`` is not of the
         reducible form.
     """
-    Q0, R0, T, p, p_star = _check_initial(Q0, R0, T)
+    Q0, R0, T, p, p_star = validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False,
+                                              symmetric=True)
     if p < p_star:
         raise ValueError(f"p must be >= p_star = {p_star} for the reduction, got p = {p}")
     if not np.allclose(T, np.eye(p_star), rtol=0, atol=1e-12):
@@ -87,7 +107,7 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
         raise ValueError(
             "Q0 is not of the reducible form U diag(q) U^T + a (I - U U^T) in the singular frame "
             "of R0 (e.g. Q0 = q0 I); use integrate_odes instead")
-    return r, q - r**2, a, U, Vt.T
+    return ReducedState(r, q - r**2, a, U, Vt.T)
 
 
 class _ReducedRHS:
@@ -119,7 +139,7 @@ class _ReducedRHS:
         if self.g:
             s2 = np.dot(q, q) + (p - ps) * a * a
             s = p * (tau + 1.0)  # Tr Q
-            cQ, cRR, cRTR, cQQ, cX, cQQQ = _phi_coefficients(s, s2, rho.sum(), ps, ps, p, ps, self.noise)
+            cQ, cRR, cRTR, cQQ, cX, cQQQ = phi_coefficients(s, s2, rho.sum(), ps, ps, p, ps, self.noise)
             g4 = 4.0 * self.g
             out[ps:2 * ps] += g4 * (cQ * q + (cRR + cRTR) * rho + cQQ * q * q + 2.0 * cX * rho * q
                                     + cQQQ * q**3)
@@ -127,31 +147,31 @@ class _ReducedRHS:
         return out
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class ReducedTrajectory(Trajectory):
-    """:class:`Trajectory` of the reduced system, with the reduced coordinates.
+    """:class:`~ibcore.quadratic.trajectory.Trajectory` of the reduced system, with the reduced coordinates.
 
     Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
     fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
     the full matrices rebuilt from them.
     """
 
-    r: np.ndarray = field(default=None, repr=False)
-    d: np.ndarray = field(default=None, repr=False)
-    a: np.ndarray = field(default=None, repr=False)
-    U: np.ndarray = field(default=None, repr=False)
-    V: np.ndarray = field(default=None, repr=False)
+    r: np.ndarray
+    d: np.ndarray
+    a: np.ndarray
+    U: np.ndarray
+    V: np.ndarray
 
 
-def integrate_reduced(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=True,
-                      n_points=200, grid="log", alpha_min=None, alpha_eval=None,
-                      method="DOP853", rtol=1e-10, atol=1e-13):
+def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=200, grid="log",
+                      t_min=None, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-13):
     """Integrate the exact reduced system of :math:`2p^*+1` scalars.
 
     Same call and same output as :func:`~ibcore.quadratic.odes.integrate_odes`
     (the full ``Q``, ``R`` are rebuilt from the reduced coordinates), but only
     for an orthonormal teacher and a reducible start such as
     :math:`Q_0 = q_0 I` (see :func:`reduce_overlaps`), and much faster for large p.
+    ``lr=None`` is gradient flow.
 
     Returns
     -------
@@ -159,51 +179,42 @@ def integrate_reduced(Q0, R0, T=None, *, lr, alpha_max, noise=0.0, second_order=
     """
     r0, d0, a0, U, V = reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape
-    lr = positive_float("lr", lr)
-    noise = nonnegative_float("noise", noise)
-    alpha_max = positive_float("alpha_max", alpha_max)
-    alpha = _output_times(alpha_max, n_points, grid, alpha_min, alpha_eval)
-    rhs = _ReducedRHS(p, p_star, lr / p if second_order else 0.0, noise)
-    t_eval = alpha * lr / p
+    rhs = _ReducedRHS(p, p_star, 0.0 if lr is None else positive_float("lr", lr) / p,
+                      nonnegative_float("noise", noise))
+    t = evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
     y0 = np.concatenate([r0, d0, [a0]])
-    sol, t_bad = _solve(rhs, y0, t_eval, method=method, rtol=positive_float("rtol", rtol),
-                        atol=positive_float("atol", atol))
-    if t_bad is not None:
-        _raise_divergence(sol, t_bad, lr, p)
+    sol = solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
     y = sol.y.T
     r, d, a = y[:, :p_star], y[:, p_star:2 * p_star], y[:, 2 * p_star]
     R = np.einsum("ik,tk,kl->til", U, r, V.T)
     P_perp = np.eye(p) - U @ U.T
     Q = np.einsum("ik,tk,jk->tij", U, r * r + d, U) + a[:, None, None] * P_perp
     risk = np.array([rhs.risk(row) for row in y])
-    return ReducedTrajectory(alpha=alpha, Q=Q, R=R, risk=risk, T=np.eye(p_star), lr=lr, noise=noise,
-                             second_order=bool(second_order), kind="reduced",
-                             extra={"nfev": sol.nfev, "method": method},
-                             r=r, d=d, a=a, U=U, V=V)
+    return ReducedTrajectory(t=t, Q=Q, R=R, risk=risk, T=np.eye(p_star),
+                             lr=None if lr is None else float(lr), noise=rhs.noise, kind="reduced",
+                             n_fev=int(sol.nfev), r=r, d=d, a=a, U=U, V=V)
 
 
-def reduced_escape_time(Q0, R0, T=None, *, lr, second_order=True, noise=0.0, fraction=0.5,
-                        t_max=100.0, rtol=1e-10, atol=1e-13):
+def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_max=100.0,
+                        rtol=1e-10, atol=1e-13):
     """Escape time :math:`t'` (first time :math:`\\epsilon_g < \\text{fraction}\\times\\epsilon_{plat}`) from the reduced system.
 
     The crossing is found by a terminal event of the integrator (no output
-    grid), so this is cheap enough for many draws of :math:`R(0)`.
+    grid), so this is cheap enough for many draws of :math:`R(0)`. The
+    plateau is that of the same dynamics: lifted by the :math:`\\gamma^2` term
+    when ``lr`` is set, gradient flow for ``lr=None``.
 
     Returns
     -------
     float
         Escape time in :math:`t'`; ``nan`` if not reached by ``t_max``.
     """
-    from .phases import plateau_risk
-
     r0, d0, a0, U, _ = reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape
-    lr = positive_float("lr", lr)
     noise = nonnegative_float("noise", noise)
     t_max = positive_float("t_max", t_max)
-    rhs = _ReducedRHS(p, p_star, lr / p if second_order else 0.0, noise)
-    level = positive_float("fraction", fraction) * plateau_risk(
-        p, p_star, lr=lr if second_order else 0.0, noise=noise)
+    rhs = _ReducedRHS(p, p_star, 0.0 if lr is None else positive_float("lr", lr) / p, noise)
+    level = escape_level(plateau_risk(p, p_star, lr=lr, noise=noise), fraction)
 
     def below(t, y):
         return rhs.risk(y) - level
@@ -212,9 +223,6 @@ def reduced_escape_time(Q0, R0, T=None, *, lr, second_order=True, noise=0.0, fra
     y0 = np.concatenate([r0, d0, [a0]])
     if rhs.risk(y0) < level:
         return 0.0
-    sol, t_bad = _solve(rhs, y0, np.array([t_max]), method="DOP853", rtol=rtol, atol=atol,
-                        events=(below,))
-    if t_bad is not None:
-        _raise_divergence(sol, t_bad, lr, p)
+    sol = solve_overlap_odes(rhs, y0, np.array([t_max]), rtol=rtol, atol=atol, events=(below,))
     hits = sol.t_events[1]
     return float(hits[0]) if hits.size else float("nan")

@@ -25,6 +25,10 @@ This costs :math:`O(N(2p + p^* + b))` flops per step instead of per-step
 matrix-vector products, and reproduces the plain step-by-step recursion
 (:func:`sgd_one_pass_reference`) to rounding error, on the same random numbers.
 
+Time: the run's horizon is ``t_max`` in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`
+(converted to steps by :func:`~ibcore.quadratic.clock.sgd_steps`, the one
+rounding rule), or an exact ``n_steps``; records carry both ``step`` and ``t``.
+
 Random numbers: inputs are drawn from ``rng`` in step order (a ``(b, N)``
 draw equals b consecutive draws of N), label noise from a child generator
 spawned from ``rng`` once per run, so the trajectory does not depend on the
@@ -32,30 +36,44 @@ block size.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
+from .clock import sgd_steps, sgd_time
 from .overlaps import population_risk, validated_weights
 from .trajectory import Trajectory
 
 __all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference", "default_block"]
 
 
-@dataclass(eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`Trajectory` of an SGD run.
+    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run.
 
-    Extra attributes: ``steps`` (recorded step counts μ, with
-    ``alpha = steps / N``), ``W`` (final weights, p × N), ``N``, and
-    ``stopped`` (True if ``stop_below`` ended the run early).
+    Extra attributes
+    ----------------
+    step : ndarray of int, shape (n_t,)
+        The recorded step indices μ (``t`` holds the same records in :math:`t'`).
+    W : ndarray, shape (p, N)
+        Final weights.
+    N : int
+        Input dimension.
+    success : bool
+        The run reached its goal: the level ``stop_below`` when one was given
+        (``False`` if the run ended above it), otherwise its last step.
     """
 
-    steps: np.ndarray = field(default=None, repr=False)
-    W: np.ndarray = field(default=None, repr=False)
-    N: int = 0
-    stopped: bool = False
+    step: np.ndarray
+    W: np.ndarray
+    N: int
+    success: bool
+
+    @property
+    def n_steps(self) -> int:
+        """Number of SGD steps taken (the last recorded step)."""
+        return int(self.step[-1])
 
 
 def default_block(N):
@@ -63,25 +81,30 @@ def default_block(N):
     return int(np.clip(80_000 // N, 4, 16))
 
 
-def _check_sgd_args(W0, W_star, lr, steps, noise, record_every, record_steps, blowup):
+def _check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup):
     W0, W_star = validated_weights(W0, W_star, name="W0")
     lr = positive_float("lr", lr)
-    steps = positive_int("steps", steps)
+    p, N = W0.shape
+    if (t_max is None) == (n_steps is None):
+        raise ValueError(f"t_max must be given (the horizon in t′), or else n_steps, not both; "
+                         f"got t_max={t_max!r}, n_steps={n_steps!r}")
+    n_steps = sgd_steps(t_max, p=p, lr=lr, N=N) if n_steps is None else positive_int("n_steps", n_steps)
     noise = nonnegative_float("noise", noise)
     blowup = positive_float("blowup", blowup)
-    N = W0.shape[1]
     if record_steps is not None:
         rec = np.asarray(record_steps)
         if rec.ndim != 1 or rec.size == 0 or not np.issubdtype(rec.dtype, np.integer):
             raise ValueError(f"record_steps must be a non-empty 1-d array of integers, got {record_steps!r}")
-        if np.any(np.diff(rec) <= 0) or rec[0] < 0 or rec[-1] > steps:
+        if np.any(np.diff(rec) <= 0) or rec[0] < 0 or rec[-1] > n_steps:
             raise ValueError(
-                f"record_steps must be strictly increasing within [0, steps={steps}], got {record_steps!r}")
+                f"record_steps must be strictly increasing within [0, n_steps={n_steps}], got {record_steps!r}")
         rec = rec.astype(np.int64)
+    elif record_every is None:
+        rec = np.array([n_steps], dtype=np.int64)
     else:
-        every = max(1, N // 10) if record_every is None else positive_int("record_every", record_every)
-        rec = np.unique(np.concatenate([np.arange(0, steps, every), [steps]])).astype(np.int64)
-    return W0, W_star, lr, steps, noise, rec, blowup
+        every = positive_int("record_every", record_every)
+        rec = np.unique(np.concatenate([np.arange(0, n_steps, every), [n_steps]])).astype(np.int64)
+    return W0, W_star, lr, noise, rec, blowup
 
 
 def _noise_stream(rng, noise):
@@ -89,12 +112,11 @@ def _noise_stream(rng, noise):
     return rng.spawn(1)[0] if noise else None
 
 
-def _raise_blowup(err, first_step, blowup):
-    bad = np.flatnonzero(~np.isfinite(err) | (np.abs(err) > blowup))
-    i = int(bad[0])
-    raise DivergenceError(
-        f"SGD diverged: |y_hat - y| = {float(err[i])!r} exceeds {blowup:g} (lr too large?)",
-        step=first_step + i, unit="SGD step")
+def _diverged(err, step, blowup, p, lr, N):
+    """The DivergenceError of SGD step ``step`` (1-based), with its time t′."""
+    return DivergenceError(
+        f"SGD diverged: |y_hat - y| = {float(err)!r} exceeds {blowup:g} (lr too large?)",
+        step=step, time=float(sgd_time(step, p=p, lr=lr, N=N)), unit="SGD step")
 
 
 def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
@@ -135,28 +157,30 @@ def _record(W, W_star, N):
     return W @ W.T / N, W @ W_star.T / N
 
 
-def sgd_one_pass(W0, W_star, *, lr, steps, rng=None, record_every=None, record_steps=None,
-                 noise=0.0, block=None, stop_below=None, blowup=1e6):
+def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
+                 record_steps=None, noise=0.0, block=None, stop_below=None, blowup=1e6):
     """Run one-pass (online) SGD and record overlaps and population risk.
 
     Parameters
     ----------
     W0 : array_like, shape (p, N)
-        Initial student weights (see :func:`~ibcore.quadratic.init.random_init`).
+        Initial student weights (see :func:`~ibcore.quadratic.initialisation.random_init`).
     W_star : array_like, shape (p_star, N)
         Teacher weights.
     lr : float
         Learning rate :math:`\\gamma > 0`.
-    steps : int
-        Number of SGD steps (= fresh samples), i.e. :math:`\\alpha_{max} = \\text{steps}/N`.
+    t_max : float
+        Horizon in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`; the run takes
+        :func:`~ibcore.quadratic.clock.sgd_steps` steps (= fresh samples).
+    n_steps : int
+        Alternatively, the exact number of steps (give one of ``t_max`` and ``n_steps``).
     rng : None, int or numpy.random.Generator
         Source of the inputs (and of the label noise, via a spawned child).
     record_every : int, optional
-        Record the overlaps every this many steps (default ``N // 10``: ten
-        records per unit of α); step 0 and the last step are always recorded.
+        Record the overlaps at steps 0, ``record_every``, 2 ``record_every``,
+        ... and at the last step. ``None`` (default) records the end state only.
     record_steps : array_like of int, optional
-        Explicit increasing step counts to record at (e.g.
-        ``np.unique(np.round(alpha * N).astype(int))`` for a log grid);
+        Explicit increasing step indices to record at (e.g. a log grid);
         overrides ``record_every``.
     noise : float
         Label-noise variance :math:`\\Delta`.
@@ -168,7 +192,7 @@ def sgd_one_pass(W0, W_star, *, lr, steps, rng=None, record_every=None, record_s
         step at a time.
     stop_below : float, optional
         Stop at the first record whose population risk is below this value
-        (used for escape times).
+        (used for escape times); ``success`` says whether it was reached.
     blowup : float
         A step whose error :math:`|\\hat y - y|` is not finite or exceeds this
         counts as divergence.
@@ -176,22 +200,23 @@ def sgd_one_pass(W0, W_star, *, lr, steps, rng=None, record_every=None, record_s
     Returns
     -------
     SGDTrajectory
-        ``.alpha``, ``.t_prime``, ``.steps``, ``.Q`` (n_rec, p, p), ``.R``
-        (n_rec, p, p_star), ``.risk`` (population risk from the overlaps,
-        :math:`\\Delta/2` included), ``.W`` (final weights).
+        ``.step`` and ``.t`` (the records, in steps and in :math:`t'`), ``.Q``
+        (n_rec, p, p), ``.R`` (n_rec, p, p_star), ``.risk`` (population risk
+        from the overlaps, :math:`\\Delta/2` included), ``.W`` (final weights),
+        ``.n_steps``, ``.success``.
 
     Raises
     ------
     DivergenceError
         With ``.step`` the (1-based) index of the first SGD step whose error
-        blew up.
+        blew up and ``.time`` its :math:`t'`.
 
     Notes
     -----
     Memory is :math:`O(pN + bN + \\text{records}\\cdot p^2)`.
     """
-    W0, W_star, lr, steps, noise, rec, blowup = _check_sgd_args(
-        W0, W_star, lr, steps, noise, record_every, record_steps, blowup)
+    W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
+        W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
     block = default_block(W0.shape[1]) if block is None else positive_int("block", block)
     stop = None if stop_below is None else positive_float("stop_below", stop_below)
     rng = as_generator(rng)
@@ -206,7 +231,7 @@ def sgd_one_pass(W0, W_star, *, lr, steps, rng=None, record_every=None, record_s
     W = WW[:p]
     Qs, Rs, done = [], [], []
     pos = 0
-    stopped = False
+    success = stop is None
     with np.errstate(over="ignore", invalid="ignore"):
         for target in rec:
             while pos < target:
@@ -215,27 +240,30 @@ def sgd_one_pass(W0, W_star, *, lr, steps, rng=None, record_every=None, record_s
                 xi = sd * noise_rng.standard_normal(b) if noise_rng is not None else None
                 err = _sgd_block(WW, X, xi, coef, p, p_star, sqrtN)
                 if not np.all(np.abs(err) <= blowup):
-                    _raise_blowup(err, pos + 1, blowup)
+                    i = int(np.flatnonzero(~(np.abs(err) <= blowup))[0])
+                    raise _diverged(err[i], pos + 1 + i, blowup, p, lr, N)
                 pos += b
             Q, R = _record(W, W_star, N)
             Qs.append(Q)
             Rs.append(R)
             done.append(pos)
             if stop is not None and population_risk(Q, R, T, noise) < stop:
-                stopped = True
+                success = True
                 break
-    return _make_result(np.array(done), Qs, Rs, T, W.copy(), N, lr, noise, stopped)
+    return _make_result(done, Qs, Rs, T, W.copy(), lr, noise, success)
 
 
-def _make_result(done, Qs, Rs, T, W, N, lr, noise, stopped):
+def _make_result(done, Qs, Rs, T, W, lr, noise, success):
     Q = np.array(Qs)
     R = np.array(Rs)
-    return SGDTrajectory(alpha=done / N, Q=Q, R=R, risk=np.atleast_1d(population_risk(Q, R, T, noise)),
-                         T=T, lr=lr, noise=noise, second_order=True, kind="sgd",
-                         steps=done, W=W, N=N, stopped=stopped)
+    p, N = W.shape
+    step = np.array(done, dtype=np.int64)
+    return SGDTrajectory(t=sgd_time(step, p=p, lr=lr, N=N), Q=Q, R=R,
+                         risk=np.atleast_1d(population_risk(Q, R, T, noise)), T=T, lr=lr,
+                         noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success))
 
 
-def sgd_one_pass_reference(W0, W_star, *, lr, steps, rng=None, record_every=None,
+def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
                            record_steps=None, noise=0.0, blowup=1e6):
     """Plain step-by-step one-pass SGD (the specification the blocked simulator is tested against).
 
@@ -244,8 +272,8 @@ def sgd_one_pass_reference(W0, W_star, *, lr, steps, rng=None, record_every=None
     matrix-vector product and one rank-1 update per step. Slow; use it for
     checks only.
     """
-    W0, W_star, lr, steps, noise, rec, blowup = _check_sgd_args(
-        W0, W_star, lr, steps, noise, record_every, record_steps, blowup)
+    W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
+        W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
     rng = as_generator(rng)
     noise_rng = _noise_stream(rng, noise)
     p, N = W0.shape
@@ -268,11 +296,9 @@ def sgd_one_pass_reference(W0, W_star, *, lr, steps, rng=None, record_every=None
                 y += np.sqrt(noise) * noise_rng.standard_normal()
             err = lam @ lam / p - y
             if not abs(err) <= blowup:
-                raise DivergenceError(
-                    f"SGD diverged: |y_hat - y| = {float(err)!r} exceeds {blowup:g} (lr too large?)",
-                    step=mu, unit="SGD step")
+                raise _diverged(err, mu, blowup, p, lr, N)
             W -= (2.0 * lr / p * err / sqrtN) * np.outer(lam, x)
             if mu in wanted:
                 Q, R = _record(W, W_star, N)
                 Qs.append(Q), Rs.append(R), done.append(mu)
-    return _make_result(np.array(done), Qs, Rs, T, W, N, lr, noise, False)
+    return _make_result(done, Qs, Rs, T, W, lr, noise, True)

@@ -19,6 +19,8 @@
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import finite_array
@@ -27,6 +29,7 @@ from .overlaps import validated_weights
 __all__ = [
     "conserved_frame",
     "frame_drift",
+    "ZeroLossPoint",
     "closest_zero_loss_solution",
     "closest_zero_loss_weights",
 ]
@@ -74,6 +77,15 @@ def frame_drift(R, reference=None):
     return np.linalg.norm(S - S_ref, axis=(1, 2))
 
 
+class ZeroLossPoint(NamedTuple):
+    """Overlaps of a point of the zero-loss manifold."""
+
+    Q: np.ndarray
+    """:math:`Q_\\infty = R_\\infty R_\\infty^T`, shape (p, p)."""
+    R: np.ndarray
+    """:math:`R_\\infty = \\sqrt{p/p^*}\\,S`, shape (p, p_star)."""
+
+
 def closest_zero_loss_solution(R0):
     """Zero-loss overlaps closest to :math:`R_0` (orthonormal teacher, :math:`T = I`).
 
@@ -90,13 +102,13 @@ def closest_zero_loss_solution(R0):
 
     Returns
     -------
-    Q_inf : ndarray, shape (p, p)
-    R_inf : ndarray, shape (p, p_star)
+    ZeroLossPoint
+        ``Q`` (p, p) and ``R`` (p, p_star); unpacks as ``Q_inf, R_inf``.
     """
     R0 = finite_array("R0", R0, ndim=2)
     p, p_star = R0.shape
     R_inf = np.sqrt(p / p_star) * conserved_frame(R0)
-    return R_inf @ R_inf.T, R_inf
+    return ZeroLossPoint(R_inf @ R_inf.T, R_inf)
 
 
 def closest_zero_loss_weights(W0, W_star):

@@ -3,49 +3,57 @@
 Lai, Wang, Tao and Muthukumar (COLT 2026) show that GD on a shallow ReLU
 model with the square loss, on high-dimensional random features, ends within
 Θ(√(n/‖λ‖₁)) of the minimum-ℓ2-norm solution.  This package provides the
-solvers behind the chapters:
+solvers behind the chapters, one module per concept:
 
-* features   -- :func:`sample_features`, :func:`orthogonal_features`, :class:`Spectrum`;
-* gram       -- :func:`sample_gram` (K = X Xᵀ without X, for d up to 10^8);
-* gd         -- :func:`gradient_descent` (primal–dual, O(m n²) per step),
-  :func:`gradient_descent_gram`;
-* reference  -- :func:`gradient_descent_weight_space`, the O(m n d) check;
-* min_norm   -- :func:`min_norm_solution` (exact dual solve, KKT residual),
-  :func:`positive_subset_least_squares`;
-* initialisation -- all-active, two-neuron, disjoint, Gaussian and tiny initialisations;
-* metrics    -- relative gap, pattern stabilisation step, re-activation counts;
-* experiments -- :func:`theorem2_trial`, :func:`theorem2_sweep` (the gap),
-  :func:`one_neuron_trial`, :func:`one_neuron_sweep` (setting, one neuron).
+* features, gram -- the data: :func:`sample_labels`, :func:`sample_features`,
+  :class:`Spectrum`, :func:`sample_gram` (K = X Xᵀ without X, for d up to 10^8);
+* model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
+  (:func:`lr_from_contraction`, :func:`default_contraction`, :func:`stability_bound`);
+* gd, reference, iteration, results -- :func:`gradient_descent` (primal–dual,
+  O(m n²) per step), :func:`gradient_descent_gram`, the O(m n d) check
+  :func:`gradient_descent_weight_space`, their shared loop and :class:`GDResult`;
+* min_norm -- the targets: :func:`min_norm_solution` (exact dual solve),
+  :func:`positive_subset_least_squares`, the two-neuron and disjoint targets;
+* orthogonal -- closed forms on orthogonal data (no cross-talk);
+* initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
+* metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
+* trials, network_trials -- the experiments of the chapters, one run each
+  (:func:`gap_trial`, :func:`pattern_trial`, :func:`two_neuron_trial`,
+  :func:`disjoint_trial`, :func:`bad_init_trial`), for :func:`ibcore.sweep.sweep`.
 
 Notation: β = X w pre-activations ("predictions"), α data-span coefficients
-(w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n.  Where a
-definition is our reconstruction rather than the paper's, the docstring says so.
+(w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n, b0 the initial
+pre-activation scale.  Where a definition is our reconstruction rather than
+the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date.
 from ..validation import DivergenceError
-from . import experiments, features, gd, gram, initialisation, metrics, min_norm, reference
-from .experiments import *  # noqa: F401,F403
+from . import (features, gd, gram, initialisation, iteration, metrics, min_norm, model, network_trials,
+               orthogonal, reference, results, stability, trials)
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
 from .gram import *  # noqa: F401,F403
 from .initialisation import *  # noqa: F401,F403
+from .iteration import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from .min_norm import *  # noqa: F401,F403
+from .model import *  # noqa: F401,F403
+from .network_trials import *  # noqa: F401,F403
+from .orthogonal import *  # noqa: F401,F403
 from .reference import *  # noqa: F401,F403
-from . import neurons
-from .neurons import *  # noqa: F401,F403
+from .results import *  # noqa: F401,F403
+from .stability import *  # noqa: F401,F403
+from .trials import *  # noqa: F401,F403
 
 __all__ = [
     "DivergenceError",
-    *features.__all__,   # data: Spectrum, sample_features, orthogonal_features
-    *gram.__all__,       # sample_gram (K without X)
-    *gd.__all__,         # gradient_descent and friends, GDResult
-    *reference.__all__,  # gradient_descent_weight_space, the O(mnd) reference
-    *min_norm.__all__,   # min_norm_solution, positive_subset_least_squares
-    *initialisation.__all__,  # initialisations
-    *metrics.__all__,    # relative gap, stabilisation, re-activations
-    *experiments.__all__,  # theorem2_trial/sweep, one_neuron_trial/sweep, orthogonal_stabilisation_step
-    # multi-neuron experiments
-    *neurons.__all__,    # two-neuron, disjoint-init and bad-init trials and sweeps
+    *features.__all__, *gram.__all__,             # the data
+    *model.__all__, *stability.__all__,           # the network and its step sizes
+    *gd.__all__, *reference.__all__, *iteration.__all__, *results.__all__,  # gradient descent
+    *min_norm.__all__,                            # the targets
+    *orthogonal.__all__,                          # closed forms without cross-talk
+    *initialisation.__all__,                      # initial weights
+    *metrics.__all__,                             # what the chapters measure
+    *trials.__all__, *network_trials.__all__,     # the experiments, one run each
 ]

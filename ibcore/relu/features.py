@@ -18,11 +18,11 @@ import numpy as np
 
 from ..validation import as_generator, finite_array, orthonormal_columns, positive_float, positive_int
 
-__all__ = ["Spectrum", "as_spectrum", "sample_features", "orthogonal_features"]
+__all__ = ["Spectrum", "as_spectrum", "sample_features", "sample_labels", "orthogonal_features", "CHUNK"]
 
-# Eigenvalues are generated and consumed in chunks of this many coordinates,
-# so that memory stays O(n * chunk) whatever d is.
-_CHUNK = 65_536
+#: Eigenvalues (and Gaussian coordinates) are generated and consumed in chunks of
+#: this many coordinates, so that memory stays O(n · CHUNK) whatever d is.
+CHUNK = 65_536
 
 
 class Spectrum:
@@ -128,7 +128,7 @@ class Spectrum:
         block = np.searchsorted(edges, np.arange(start, stop), side="right") - 1
         return self._values[block]
 
-    def chunks(self, size=_CHUNK):
+    def chunks(self, size=CHUNK):
         """Yield λ in consecutive chunks of at most ``size`` coordinates."""
         for start in range(0, self.d, size):
             yield self.values(start, start + size)
@@ -238,6 +238,28 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
             X[:, start:start + lam.size] *= np.sqrt(lam)
             start += lam.size
     return X
+
+
+def sample_labels(n, *, rng=None) -> np.ndarray:
+    """Labels y_i ~ U[-1, 1], i.i.d. (our reconstruction of the label model, science notes §3).
+
+    Both signs occur, as the ReLU setting needs: the positive labels are fitted,
+    the negative ones must be switched off.  Every trial of Part I draws its
+    labels with this function *first*, then the data, so that a chapter can
+    reproduce a trial by hand from the same generator.
+
+    Parameters
+    ----------
+    n : int
+        Number of examples.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+    """
+    n = positive_int("n", n)
+    return as_generator(rng).uniform(-1.0, 1.0, size=n)
 
 
 def orthogonal_features(n, d, *, rng=None) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import as_generator, finite_array, positive_int
-from .features import _CHUNK, as_spectrum
+from .features import CHUNK, as_spectrum
 
 __all__ = ["sample_gram", "gram_matrix", "wishart_bartlett", "validated_gram"]
 
@@ -38,7 +38,7 @@ def wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
     return L @ L.T
 
 
-def sample_gram(n, d, *, spectrum=None, rng=None, chunk=_CHUNK) -> np.ndarray:
+def sample_gram(n, d, *, spectrum=None, rng=None, chunk=CHUNK) -> np.ndarray:
     """Draw K = X Xᵀ for X = :func:`~ibcore.relu.features.sample_features` (n, d, spectrum) without forming X.
 
     Parameters

@@ -24,7 +24,12 @@ __all__ = [
     "sign_aligned_assignment",
     "gaussian_init",
     "tiny_init",
+    "BAD_INITS",
+    "bad_init_weights",
 ]
+
+#: The initialisations of :func:`bad_init_weights` (chapter 6).
+BAD_INITS = ("all_active", "gaussian", "inactive_positive")
 
 
 def _trace(sq_norms, trace):
@@ -37,15 +42,15 @@ def _stack(coef, m):
     return coef if m is None else np.tile(coef, (positive_int("m", m), 1))
 
 
-def all_active_coef(K, *, scale=1.0, m=None, trace=None) -> np.ndarray:
-    """Dual coefficients α0 = scale · 1 / trace of :func:`all_active_init`.
+def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
+    """Dual coefficients α0 = b0 · 1 / trace of :func:`all_active_init`.
 
     Parameters
     ----------
     K : array of shape (n, n)
         Gram matrix (only its diagonal is used, for the default ``trace``).
-    scale : float
-        Target pre-activation b0.
+    b0 : float
+        Target initial pre-activation.
     m : int, optional
         Number of (identical) neurons; ``None`` gives one neuron, shape (n,).
     trace : float, optional
@@ -53,14 +58,14 @@ def all_active_coef(K, *, scale=1.0, m=None, trace=None) -> np.ndarray:
         isotropic data) to get exactly the notes' w0 = Xᵀ1/d.
     """
     K = validated_gram(K)
-    scale = positive_float("scale", scale)
-    return _stack(np.full(K.shape[0], scale / _trace(np.diag(K), trace)), m)
+    b0 = positive_float("b0", b0)
+    return _stack(np.full(K.shape[0], b0 / _trace(np.diag(K), trace)), m)
 
 
-def all_active_init(X, *, scale=1.0, m=None, trace=None) -> np.ndarray:
-    """w0 = scale · Xᵀ1 / trace, whose pre-activations are β_i(0) ≈ scale for every i.
+def all_active_init(X, *, b0=1.0, m=None, trace=None) -> np.ndarray:
+    """w0 = b0 · Xᵀ1 / trace, whose pre-activations are β_i(0) ≈ b0 for every i.
 
-    β_i(0) = scale · (‖x_i‖² + Σ_{k≠i} x_i·x_k)/trace = scale · (1 ± O(√(n/d)))
+    β_i(0) = b0 · (‖x_i‖² + Σ_{k≠i} x_i·x_k)/trace = b0 · (1 ± O(√(n/d)))
     for isotropic data, so every example starts active when d ≫ n.  With
     trace = d this is the notes' w0 = Xᵀ1/d, under which every one-neuron run
     reached the global minimum.
@@ -68,20 +73,20 @@ def all_active_init(X, *, scale=1.0, m=None, trace=None) -> np.ndarray:
     Parameters
     ----------
     X : array of shape (n, d)
-    scale : float
-        b0, the typical initial pre-activation.
+    b0 : float
+        The typical initial pre-activation.
     m : int, optional
         Number of identical neurons; ``None`` gives shape (d,), else (m, d).
     trace : float, optional
         Default mean_i ‖x_i‖².
     """
     X = finite_array("X", X, ndim=2)
-    scale = positive_float("scale", scale)
+    b0 = positive_float("b0", b0)
     t = _trace(np.einsum("ij,ij->i", X, X), trace)
-    return _stack(X.sum(axis=0) * (scale / t), m)
+    return _stack(X.sum(axis=0) * (b0 / t), m)
 
 
-def two_neuron_init(X, *, scale=0.1, trace=None) -> np.ndarray:
+def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
     """w₊(0) = w₋(0) = b0 Xᵀ1/trace, shape (2, d), for f = σ(w₊·x) - σ(w₋·x).
 
     While both neurons are active on example i, β₊ + β₋ is conserved, so
@@ -90,12 +95,12 @@ def two_neuron_init(X, *, scale=0.1, trace=None) -> np.ndarray:
     The addendum of the notes finds the window b0 ∈ [0.03, 0.1] at
     n = 20, d = 400..6400; the default 0.1 is its upper end.
     """
-    return all_active_init(X, scale=scale, m=2, trace=trace)
+    return all_active_init(X, b0=b0, m=2, trace=trace)
 
 
-def two_neuron_coef(K, *, scale=0.1, trace=None) -> np.ndarray:
+def two_neuron_coef(K, *, b0=0.1, trace=None) -> np.ndarray:
     """Dual coefficients (2, n) of :func:`two_neuron_init`."""
-    return all_active_coef(K, scale=scale, m=2, trace=trace)
+    return all_active_coef(K, b0=b0, m=2, trace=trace)
 
 
 def _assignment(assignment, n, m):
@@ -112,13 +117,13 @@ def _assignment(assignment, n, m):
     return a, m
 
 
-def disjoint_coef(K, assignment, *, m=None, scale=1.0) -> np.ndarray:
+def disjoint_coef(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
     """Dual coefficients (m, n) of :func:`disjoint_init`: α0_j = K⁻¹ b_j."""
     K = validated_gram(K)
     n = K.shape[0]
     a, m = _assignment(assignment, n, m)
-    scale = positive_float("scale", scale)
-    targets = np.where(a[None, :] == np.arange(m)[:, None], scale, -scale)  # b_j
+    b0 = positive_float("b0", b0)
+    targets = np.where(a[None, :] == np.arange(m)[:, None], b0, -b0)  # b_j
     try:
         cho = np.linalg.cholesky(K)
     except np.linalg.LinAlgError as exc:
@@ -128,13 +133,13 @@ def disjoint_coef(K, assignment, *, m=None, scale=1.0) -> np.ndarray:
     return np.linalg.solve(cho.T, z).T
 
 
-def disjoint_init(X, assignment, *, m=None, scale=1.0) -> np.ndarray:
+def disjoint_init(X, assignment, *, m=None, b0=1.0) -> np.ndarray:
     """Each neuron starts active on its own, chosen set of examples, shape (m, d).
 
     Our reconstruction of the paper's "disjoint initialisation" (whose
     definition we could not read): with S_j = {i : assignment[i] = j} the sets
     are disjoint by construction, and w_j(0) is the minimum-norm vector with
-    pre-activations exactly β_{j,i}(0) = +scale on S_j and -scale elsewhere,
+    pre-activations exactly β_{j,i}(0) = +b0 on S_j and -b0 elsewhere,
     w_j(0) = Xᵀ K⁻¹ b_j.  An example with assignment -1 starts inactive on
     every neuron.
 
@@ -146,11 +151,11 @@ def disjoint_init(X, assignment, *, m=None, scale=1.0) -> np.ndarray:
         Neuron index in [0, m) of each example, or -1.
     m : int, optional
         Number of neurons, default ``max(assignment) + 1``.
-    scale : float
+    b0 : float
         |β(0)|.
     """
     X = finite_array("X", X, ndim=2)
-    return disjoint_coef(X @ X.T, assignment, m=m, scale=scale) @ X
+    return disjoint_coef(X @ X.T, assignment, m=m, b0=b0) @ X
 
 
 def sign_aligned_assignment(y, signs) -> np.ndarray:
@@ -185,10 +190,56 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
     return rng.standard_normal(shape) * (scale / np.sqrt(d))
 
 
-def tiny_init(X, *, scale=1e-3, m=None, trace=None) -> np.ndarray:
-    """:func:`all_active_init` at scale 1e-3 (the notes' "bad initialisation" analogue).
+def tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
+    """:func:`all_active_init` at b0 = 1e-3 (the notes' "bad initialisation" analogue).
 
     The cross-terms of size √(n/d) switch off some positive-label examples in
     the first steps, and GD then stalls at a non-global stationary point.
     """
-    return all_active_init(X, scale=scale, m=m, trace=trace)
+    return all_active_init(X, b0=b0, m=m, trace=trace)
+
+
+def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.ndarray:
+    """Initial weights from a (possibly) bad initialisation: shape (d,) for m = 1, (2, d) for m = 2.
+
+    Parameters
+    ----------
+    init : {"all_active", "gaussian", "inactive_positive"}
+        ``"all_active"``: w0 = b0·Xᵀ1/d, so β(0) ≈ b0 on every example
+        (the control at b0 = 1, the tiny initialisation at b0 = 1e-3);
+        ``"gaussian"``: i.i.d. N(0, b0²/d) entries, so β_i(0) ≈ N(0, b0²)
+        and about half of the examples start inactive; ``"inactive_positive"``
+        (m = 1 only): the shortest w0 with β(0) = +b0, except -b0 on the
+        first ``inactive`` positive-label examples.
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    b0 : float
+        The scale of the initial pre-activations.
+    m : {1, 2}
+        One neuron or the two-neuron model (identical neurons for ``"all_active"``).
+    inactive : int
+        Number of positive-label examples switched off by ``"inactive_positive"``
+        (fewer if there are fewer positive labels).
+    rng : None, int or numpy.random.Generator
+        Used by ``"gaussian"`` only.
+    """
+    X = finite_array("X", X, ndim=2)
+    n, d = X.shape
+    y = finite_array("y", y, shape=(n,))
+    b0 = positive_float("b0", b0)
+    m = positive_int("m", m)
+    inactive = positive_int("inactive", inactive)
+    if m not in (1, 2):
+        raise ValueError(f"m must be 1 or 2, got {m}")
+    if init not in BAD_INITS:
+        raise ValueError(f"init must be one of {BAD_INITS}, got {init!r}")
+    neurons = None if m == 1 else m
+    if init == "all_active":
+        return all_active_init(X, b0=b0, m=neurons, trace=d)
+    if init == "gaussian":
+        return gaussian_init(d, m=neurons, scale=b0, rng=rng)
+    if m != 1:
+        raise ValueError(f"init='inactive_positive' is defined for one neuron (m=1), got m={m}")
+    assignment = np.zeros(n)
+    assignment[np.flatnonzero(y > 0)[:inactive]] = -1
+    return disjoint_init(X, assignment, m=1, b0=b0)[0]

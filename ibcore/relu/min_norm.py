@@ -25,6 +25,7 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
@@ -41,9 +42,12 @@ __all__ = [
     "positive_subset_least_squares_gram",
     "min_norm_pair",
     "min_norm_pair_gram",
+    "disjoint_targets_gram",
+    "LinearLimit",
+    "disjoint_linear_limit_gram",
 ]
 
-@dataclass
+@dataclass(frozen=True)
 class MinNormSolution:
     """A min-norm solution in primal (w, β) and dual (ν) form.
 
@@ -78,16 +82,21 @@ class MinNormSolution:
     problem: str
 
 
-def _inputs(X, y):
-    X = finite_array("X", X, ndim=2)
-    y = finite_array("y", y, shape=(X.shape[0],))
-    return X, y
-
-
-def _gram_inputs(K, y):
-    K = validated_gram(K)
+def _solve(X, K, y, dual, problem) -> MinNormSolution:
+    """Validate (X or K, y), find ν with ``dual``(K, y, name) and assemble the solution."""
+    if X is not None:
+        X = finite_array("X", X, ndim=2)
+        K, name = X @ X.T, "X"
+    else:
+        K, name = validated_gram(K), "K"
     y = finite_array("y", y, shape=(K.shape[0],))
-    return K, y
+    nu = dual(K, y, name)
+    w = None if X is None else nu @ X
+    beta = K @ nu if X is None else X @ w
+    pos = y > 0
+    return MinNormSolution(
+        w=w, beta=beta, nu=nu, kkt_residual=_kkt(beta, nu, y, pos, inequalities=problem == "relu"),
+        tight=~pos & (nu < 0), loss=_relu_loss(beta, y), problem=problem)
 
 
 def _cho(K, name):
@@ -134,13 +143,6 @@ def _solve_dual(K, y, name):
     return lsq_linear(L.T, rhs, bounds=(-np.inf, upper), method="bvls", tol=1e-12).x
 
 
-def _solution(nu, beta, y, w, problem):
-    pos = y > 0
-    return MinNormSolution(
-        w=w, beta=beta, nu=nu, kkt_residual=_kkt(beta, nu, y, pos, inequalities=problem == "relu"),
-        tight=~pos & (nu < 0), loss=_relu_loss(beta, y), problem=problem)
-
-
 def min_norm_solution(X, y) -> MinNormSolution:
     """The minimum-ℓ2-norm global minimiser w* of the one-neuron ReLU square loss.
 
@@ -159,10 +161,7 @@ def min_norm_solution(X, y) -> MinNormSolution:
     MinNormSolution
         ``w``, ``beta = X w``, multipliers ``nu`` (w = Xᵀν), ``kkt_residual``.
     """
-    X, y = _inputs(X, y)
-    nu = _solve_dual(X @ X.T, y, "X")
-    w = nu @ X
-    return _solution(nu, X @ w, y, w, "relu")
+    return _solve(X, None, y, _solve_dual, "relu")
 
 
 def min_norm_solution_gram(K, y) -> MinNormSolution:
@@ -171,9 +170,7 @@ def min_norm_solution_gram(K, y) -> MinNormSolution:
     The weights are w* = Xᵀ ν; distances between such vectors are quadratic
     forms in K (:func:`~ibcore.relu.metrics.relative_gap_gram`).
     """
-    K, y = _gram_inputs(K, y)
-    nu = _solve_dual(K, y, "K")
-    return _solution(nu, K @ nu, y, None, "relu")
+    return _solve(None, K, y, _solve_dual, "relu")
 
 
 def _positive_subset_nu(K, y, name):
@@ -201,17 +198,12 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
     MinNormSolution
         With ``problem="positive_subset"``, ν = 0 off I₊.
     """
-    X, y = _inputs(X, y)
-    nu = _positive_subset_nu(X @ X.T, y, "X")
-    w = nu @ X
-    return _solution(nu, X @ w, y, w, "positive_subset")
+    return _solve(X, None, y, _positive_subset_nu, "positive_subset")
 
 
 def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
     """:func:`positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
-    K, y = _gram_inputs(K, y)
-    nu = _positive_subset_nu(K, y, "K")
-    return _solution(nu, K @ nu, y, None, "positive_subset")
+    return _solve(None, K, y, _positive_subset_nu, "positive_subset")
 
 
 def min_norm_pair(X, y) -> np.ndarray:
@@ -227,3 +219,97 @@ def min_norm_pair_gram(K, y) -> np.ndarray:
     """Dual coefficients (ν(y), ν(-y)) of :func:`min_norm_pair`, shape (2, n)."""
     return np.stack([min_norm_solution_gram(K, y).nu,
                      min_norm_solution_gram(K, -np.asarray(y, float)).nu])
+
+
+# ---------------------------------------------------------------------------
+# several neurons with a disjoint activation pattern (chapter 5)
+
+
+def _own_sets(y, assignment, signs):
+    y = finite_array("y", y, ndim=1)
+    signs = finite_array("signs", signs, ndim=1)
+    a = finite_array("assignment", assignment, shape=(y.size,)).astype(np.int64)
+    if a.min() < -1 or a.max() >= signs.size:
+        raise ValueError(f"assignment entries must lie in [-1, m-1] = [-1, {signs.size - 1}], "
+                         f"got range [{a.min()}, {a.max()}]")
+    own = a[None, :] == np.arange(signs.size)[:, None]
+    if np.any(own & (signs[:, None] * y[None, :] <= 0)):
+        raise ValueError("every assigned example needs s_j y_i > 0 on its neuron j "
+                         "(use sign_aligned_assignment)")
+    return y, signs, own
+
+
+def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
+    r"""Per-neuron min-norm targets given the assignment: dual coefficients (m, n), w*_j = Xᵀν_j.
+
+    w*_j = argmin ‖w‖ s.t. x_i·w = s_j y_i for i ∈ S_j and x_i·w ≤ 0 for
+    i ∉ S_j, the min-norm ReLU solution (:func:`min_norm_solution_gram`)
+    with labels s_j y on S_j and 0 ("stay inactive") elsewhere.  Together they
+    are the smallest network that fits y *with the pattern of the
+    assignment*.  They are not the smallest network overall: splitting every
+    label equally among the neurons of its sign divides the squared norm by
+    about the number of such neurons (chapter 5).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,)
+    assignment : array of int, shape (n,)
+        Neuron of each example, or -1; every assigned example must satisfy
+        s_j y_i > 0 (as :func:`~ibcore.relu.initialisation.sign_aligned_assignment` ensures).
+    signs : array of shape (m,)
+    """
+    K = validated_gram(K)
+    y, signs, own = _own_sets(y, assignment, signs)
+    return np.stack([min_norm_solution_gram(K, np.where(own[j], signs[j] * y, 0.0)).nu
+                     for j in range(signs.size)])
+
+
+class LinearLimit(NamedTuple):
+    """The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n): w = Xᵀ coef."""
+
+    limit: np.ndarray
+    """w_j(∞) = (I - P_{S_j}) w_j(0) + X_Sᵀ K_SS⁻¹ s_j y_S."""
+    frozen: np.ndarray
+    """(I - P_{S_j}) w_j(0), the part of the initialisation that never moves."""
+
+
+def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
+    r"""Where GD goes if the disjoint pattern never changes: (limit, frozen) coefficients, each (m, n).
+
+    If neuron j stays active exactly on S_j, it runs linear regression on S_j
+    from w_j(0) = Xᵀα0_j (the prologue's theorem, on the rows of S_j), whose
+    limit is w_j(0) + X_Sᵀ K_SS⁻¹ (s_j y_S - β_S(0)), i.e.
+
+        w_j(∞) = (I - P_{S_j}) w_j(0)  +  X_Sᵀ K_SS⁻¹ s_j y_S.
+
+    The first term, the part of the initialisation orthogonal to the rows of
+    S_j, never moves (``frozen``); the second is the min-norm interpolator of
+    the subset.  Both are returned as data-span coefficients (w = Xᵀ coef).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,)
+    assignment : array of int, shape (n,)
+    signs : array of shape (m,)
+    alpha0 : array of shape (m, n)
+        Initial coefficients, e.g. :func:`~ibcore.relu.initialisation.disjoint_coef`.
+
+    Returns
+    -------
+    LinearLimit
+        ``limit`` and ``frozen``.
+    """
+    K = validated_gram(K)
+    y, signs, own = _own_sets(y, assignment, signs)
+    alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
+    beta0 = alpha0 @ K
+    limit, frozen = alpha0.copy(), alpha0.copy()
+    for j in range(signs.size):
+        S = own[j]
+        if S.any():
+            K_SS = K[np.ix_(S, S)]
+            frozen[j, S] -= np.linalg.solve(K_SS, beta0[j, S])  # remove P_S w_j(0)
+            limit[j, S] += np.linalg.solve(K_SS, signs[j] * y[S] - beta0[j, S])
+    return LinearLimit(limit, frozen)

@@ -12,32 +12,39 @@ import math
 import numpy as np
 
 from ..validation import finite_array
-from .gd import (GDResult, _check_stability, _iterate, _result, _scaled_gradient_coefficients, _setup,
-                 _shared_doc, _warn_inactive)
+from .iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from .results import GDResult
+from . import stability
 
-__all__ = ["gradient_descent_weight_space"]
+__all__ = ["gradient_descent_weight_space", "weight_space_step"]
 
 
-def _weight_space_step(X, y, s_col, W, alpha, beta, eta, relu):
-    """One plain GD step, W ← W - lr ∇L, then β = W Xᵀ. O(m n d). Returns (β_new, ‖ΔW‖²)."""
-    G = _scaled_gradient_coefficients(beta, y, s_col, eta, relu)
+def weight_space_step(X, y, s_col, W, alpha, beta, eta, relu=True):
+    """One plain GD step, W ← W - lr ∇L, then β = W Xᵀ. O(m n d). Returns (β_new, ‖ΔW‖²).
+
+    A kernel of the inner loop (inputs not validated); ``alpha`` is updated
+    alongside only so that the histories of both forms can be compared.
+    """
+    G = gradient_coefficients(beta, y, s_col, eta, relu)
     update = G @ X  # lr ∇_{w_j} L
     W -= update
-    alpha -= G  # bookkeeping only, so that the histories can be compared
+    alpha -= G
     return W @ X.T, float(np.vdot(update, update))
 
 
 class _WeightIterate:
     """State W of the weight-space reference (β recomputed as W Xᵀ every step)."""
 
-    def __init__(self, X, y, W0, s_col, eta, relu):
-        self.X, self.y, self.s_col, self.eta, self.relu = X, y, s_col, eta, relu
-        self.W = W0.copy()
-        self.beta, self.alpha = W0 @ X.T, np.zeros((W0.shape[0], X.shape[0]))
+    def __init__(self, X, setup):
+        self.X, self.setup = X, setup
+        self.W = setup.init.copy()
+        self.beta, self.alpha = self.W @ X.T, np.zeros((self.W.shape[0], X.shape[0]))
+        self.s_col, self.eta = setup.s_col, setup.lr / X.shape[0]
 
     def step(self):
-        self.beta, step_sq = _weight_space_step(self.X, self.y, self.s_col, self.W, self.alpha, self.beta,
-                                                self.eta, self.relu)
+        s = self.setup
+        self.beta, step_sq = weight_space_step(self.X, s.y, self.s_col, self.W, self.alpha, self.beta,
+                                               self.eta, s.relu)
         return step_sq
 
     def w_sq(self):
@@ -47,7 +54,7 @@ class _WeightIterate:
         return all(math.isfinite(a.sum()) for a in (self.W, self.beta, self.alpha))
 
 
-@_shared_doc
+@gd_parameters_doc
 def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
                                   record_every=1, activation="relu",
                                   check_stability=True) -> GDResult:
@@ -56,8 +63,8 @@ def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000
     Each step recomputes β = X w and lr∇L = (lr/n) Σ_j s_j Xᵀ D_j r, at
     O(m n d); α is accumulated alongside only so that the histories can be
     compared, and the stopping rule uses ‖w‖ and ‖Δw‖ computed in weight space.
-    Use it to check :func:`gradient_descent` (they agree to ~1e-10 relative),
-    not for experiments.
+    Use it to check :func:`~ibcore.relu.gd.gradient_descent` (they agree to
+    ~1e-10 relative), not for experiments.
 
     Parameters
     ----------
@@ -68,10 +75,9 @@ def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000
     """
     X = finite_array("X", X, ndim=2)
     n, d = X.shape
-    W0, squeeze, opt = _setup(y, w0, "w0", d, n, lr, signs, max_steps, tol, record_every, activation)
-    bound = _check_stability(opt["lr"], X @ X.T, W0.shape[0], check_stability)
-    state = _WeightIterate(X, opt["y"], W0, opt["signs"][:, None], opt["lr"] / n, opt["relu"])
-    _warn_inactive(state.beta, opt["y"], opt["signs"], opt["relu"])
-    tracker, converged, steps = _iterate(state, bound=bound, **opt)
-    return _result(state, tracker, converged, steps, w=state.W, alpha0=None, y=opt["y"], signs=opt["signs"],
-                   lr=opt["lr"], activation=activation, squeeze=squeeze)
+    setup = prepare_gd(y, w0, init_name="w0", width=d, n=n, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
+                       record_every=record_every, activation=activation)
+    bound = stability.check_stability(setup.lr, X @ X.T, setup.m, check=check_stability)
+    state = _WeightIterate(X, setup)
+    warn_inactive(state.beta, setup)
+    return run_gd(state, setup, bound=bound, weights=lambda st: st.W)

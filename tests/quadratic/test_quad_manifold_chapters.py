@@ -1,44 +1,12 @@
-"""Helpers of the Part II chapters on the manifold and the landscape (04_manifold, 05_landscape)."""
+"""The special directions of the Hessian (teacher directions, zero modes) used by the landscape chapter.
+
+The frame-drift trial of the manifold chapter is tested in ``test_quad_trials.py``.
+"""
 import numpy as np
 import pytest
 from scipy.linalg import expm
 
 import ibcore.quadratic as q
-
-
-# ---------------------------------------------------------------------------
-# Frame drift of SGD (experiments.sgd_frame_trial / sgd_frame_drifts)
-# ---------------------------------------------------------------------------
-
-def test_sgd_frame_trial_keys_and_informative_start():
-    rec = q.sgd_frame_trial(3, 2, 200, 0.15, t_max=2.0, informative=0.6, rng=np.random.default_rng(0))
-    assert set(rec) == {"t_esc", "s_min", "drift_start", "drift_escape", "drift_after", "risk_end"}
-    # an O(1) overlap: no plateau, S moves by O(N^-1/2) only, and the run converges
-    assert rec["t_esc"] < 1.0
-    assert rec["drift_start"] < 0.25
-    assert rec["drift_after"] >= rec["drift_escape"]
-    assert rec["risk_end"] < 0.05
-
-
-def test_sgd_frame_drifts_random_start_moves_the_frame_before_escape():
-    table = q.sgd_frame_drifts(3, 2, 200, 0.15, trials=6, t_max=3.0, n_jobs=1, cache=False,
-                               progress=False)
-    assert table.shape == (6,)
-    assert set(table.dtype.names) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}
-    assert np.all(np.isfinite(table["t_esc"]))
-    # the frame is scrambled on the plateau, not after the escape (notes §5, §9.13)
-    assert np.mean(table["drift_start"]) > 3 * np.mean(table["drift_after"])
-    assert np.all(table["drift_after"] < 0.2)
-    again = q.sgd_frame_drifts(3, 2, 200, 0.15, trials=6, t_max=3.0, n_jobs=1, cache=False,
-                               progress=False)
-    np.testing.assert_array_equal(table["drift_start"], again["drift_start"])
-
-
-def test_sgd_frame_trial_validation():
-    with pytest.raises(ValueError, match="^p must be >= p_star"):
-        q.sgd_frame_trial(1, 2, 50, 0.1, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="^t_max "):
-        q.sgd_frame_trial(2, 1, 50, 0.1, t_max=0.0, rng=np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import pytest
 
 import ibcore.quadratic as q
 from ibcore import DivergenceError
+from ibcore.sweep import summarise, sweep
 
 
 def _random_overlaps(p, p_star, rng, n=9):
@@ -42,9 +43,8 @@ def test_gradient_flow_part_is_population_gradient_flow():
 @pytest.mark.parametrize("p,p_star", [(1, 1), (2, 1), (4, 2), (8, 4)])
 @pytest.mark.parametrize("q0", [1.0, 0.3])
 def test_gradient_flow_plateau(p, p_star, q0):
-    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), lr=0.01 * p,
-                            alpha_max=10 * 100, second_order=False)
-    assert traj.t_prime[-1] == pytest.approx(10.0)
+    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), t_max=10.0)   # gradient flow
+    assert traj.t[-1] == pytest.approx(10.0) and traj.lr is None
     np.testing.assert_allclose(traj.Q[-1], p / (p + 2) * np.eye(p), atol=1e-8)
     assert traj.risk[-1] == pytest.approx(1 / (p + 2) + 1 / p_star, abs=1e-8)
     assert traj.risk[-1] == pytest.approx(q.plateau_risk(p, p_star), abs=1e-12)
@@ -53,7 +53,7 @@ def test_gradient_flow_plateau(p, p_star, q0):
 @pytest.mark.parametrize("p,p_star,g", [(4, 2, 0.02), (2, 1, 0.05), (8, 4, 0.1), (3, 2, 0.05)])
 def test_second_order_plateau_is_the_root(p, p_star, g):
     lr = g * p
-    traj = q.integrate_odes(np.eye(p), np.zeros((p, p_star)), lr=lr, alpha_max=15 / g)
+    traj = q.integrate_odes(np.eye(p), np.zeros((p, p_star)), lr=lr, t_max=15.0)
     qbar = q.plateau_overlap(p, p_star, lr=lr)
     np.testing.assert_allclose(traj.Q[-1], qbar * np.eye(p), atol=1e-8)
     assert traj.risk[-1] == pytest.approx(q.plateau_risk(p, p_star, lr=lr), abs=1e-8)
@@ -71,9 +71,9 @@ def test_plateau_check_value_and_table():
 
 def test_norm_learning_closed_form():
     p, p_star, q0 = 4, 2, 0.2
-    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), lr=0.04, alpha_max=5 * 100,
-                            grid="linear", n_points=101, second_order=False)
-    expected = q.norm_learning_overlap(traj.t_prime, p, q0)
+    traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), t_max=5.0, grid="linear",
+                            n_points=101)
+    expected = q.norm_learning_overlap(traj.t, p, q0)
     assert np.max(np.abs(traj.Q[:, 0, 0] - expected)) < 1e-8
 
 
@@ -81,17 +81,17 @@ def test_linear_escape_and_loss_departure():
     """R(t') = R0 sqrt(q/q0) e^{4t'/p*} while R is small; the loss leaves the plateau as e^{8t'/p*}."""
     p, p_star, N = 3, 2, 10**9
     Q0, R0, T = q.initial_overlaps(p, p_star, N, rng=2)
-    lr = 0.01 * p
-    traj = q.integrate_odes(Q0, R0, T, lr=lr, alpha_max=3 * 100, grid="linear", n_points=61,
-                            second_order=False, rtol=1e-11, atol=1e-16)
-    R_lin = q.linear_escape_overlap(traj.t_prime, R0, p)
+    traj = q.integrate_odes(Q0, R0, T, t_max=3.0, grid="linear", n_points=61, rtol=1e-11, atol=1e-16)
+    R_lin = q.linear_escape_overlap(traj.t, R0, p)
     rel = np.linalg.norm(traj.R - R_lin, axis=(1, 2)) / np.linalg.norm(R_lin, axis=(1, 2))
     assert rel.max() < 1e-3
-    qt = q.norm_learning_overlap(traj.t_prime, p)
+    qt = q.norm_learning_overlap(traj.t, p)
     eps_R0 = 0.5 * (qt - 1) ** 2 + qt**2 / p + 1 / p_star
+    np.testing.assert_allclose(q.norm_learning_risk(traj.t, p, p_star), eps_R0, rtol=1e-13)
+    assert q.norm_learning_risk(50.0, p, p_star) == pytest.approx(q.plateau_risk(p, p_star), rel=1e-12)
     departure = eps_R0 - traj.risk
-    predicted = 2 / (p * p_star) * np.sum(R0**2) * qt * np.exp(8 * traj.t_prime / p_star)
-    window = (traj.t_prime > 1) & (departure < 0.03)
+    predicted = 2 / (p * p_star) * np.sum(R0**2) * qt * np.exp(8 * traj.t / p_star)
+    window = (traj.t > 1) & (departure < 0.03)
     assert window.sum() > 10
     np.testing.assert_allclose(departure[window], predicted[window], rtol=0.05)
 
@@ -100,12 +100,11 @@ def test_linear_escape_and_loss_departure():
 @pytest.mark.parametrize("second_order", [True, False])
 def test_reduced_system_equals_full_system(p, p_star, second_order):
     Q0, R0, T = q.initial_overlaps(p, p_star, 1000, rng=3)
-    lr = 0.05 * p
-    kw = dict(lr=lr, alpha_max=20 * p / lr, second_order=second_order, rtol=1e-12, atol=1e-15)
+    kw = dict(lr=0.05 * p if second_order else None, t_max=20.0, rtol=1e-12, atol=1e-15)
     full = q.integrate_odes(Q0, R0, T, **kw)
     red = q.integrate_reduced(Q0, R0, T, **kw)
-    assert red.r.shape == (len(red.alpha), p_star)
-    np.testing.assert_allclose(red.alpha, full.alpha)
+    assert red.r.shape == (len(red.t), p_star)
+    np.testing.assert_allclose(red.t, full.t)
     assert np.max(np.abs(red.risk - full.risk)) < 1e-9
     assert np.max(np.abs(red.Q - full.Q)) < 1e-7
     assert np.max(np.abs(red.R - full.R)) < 1e-7
@@ -116,54 +115,54 @@ def test_reduction_rejects_non_isotropic_start():
     Q0, R0, T = q.initial_overlaps(4, 2, 100, rng=0)
     Q0[0, 1] = Q0[1, 0] = 0.3
     with pytest.raises(ValueError, match="Q0"):
-        q.integrate_reduced(Q0, R0, T, lr=0.1, alpha_max=1.0)
+        q.integrate_reduced(Q0, R0, T, lr=0.1, t_max=1.0)
     with pytest.raises(ValueError, match="T"):
-        q.integrate_reduced(np.eye(4), R0, 2 * np.eye(2), lr=0.1, alpha_max=1.0)
+        q.integrate_reduced(np.eye(4), R0, 2 * np.eye(2), lr=0.1, t_max=1.0)
+    state = q.reduce_overlaps(*q.initial_overlaps(4, 2, 100, rng=0))
+    assert isinstance(state, q.ReducedState) and state.r.shape == (2,) and state.a == pytest.approx(1.0)
 
 
 def test_ode_blow_up_is_reported():
     p = 2
     with pytest.raises(DivergenceError) as info:
-        q.integrate_odes(np.eye(p), np.full((p, 1), 0.1), lr=2.0 * p, alpha_max=50.0)
+        q.integrate_odes(np.eye(p), np.full((p, 1), 0.1), lr=2.0 * p, t_max=100.0)
     err = info.value
-    assert err.step is None and 0 < err.time < 2.0 * 50.0 and "t′" in str(err)
+    assert err.step is None and 0 < err.time < 100.0 and "t′" in str(err)
 
 
 def test_late_time_exponential_when_p_equals_p_star():
     p = p_star = 2
     Q0, R0, T = q.initial_overlaps(p, p_star, 10**4, rng=4)
-    lr = 0.01 * p
-    traj = q.integrate_odes(Q0, R0, T, lr=lr, alpha_max=20 / 0.01, grid="linear", n_points=401,
-                            second_order=False, rtol=1e-11, atol=1e-15)
+    traj = q.integrate_odes(Q0, R0, T, t_max=20.0, grid="linear", n_points=401, rtol=1e-11, atol=1e-15)
     window = (traj.risk < 1e-4) & (traj.risk > 1e-9)
-    fit = q.fit_decay(traj.t_prime, traj.risk, kind="exponential",
-                      t_min=traj.t_prime[window][0], t_max=traj.t_prime[window][-1])
+    fit = q.fit_decay(traj.t, traj.risk, kind="exponential",
+                      t_min=traj.t[window][0], t_max=traj.t[window][-1])
     law = q.late_time_law(p, p_star)
-    assert law["kind"] == "exponential"
-    assert fit.value == pytest.approx(law["rate"], rel=0.01)
+    assert law.kind == "exponential" and np.isnan(law.prefactor)
+    assert fit.value == pytest.approx(law.rate, rel=0.01)
 
 
 def test_late_time_power_law_when_p_exceeds_p_star():
     p, p_star = 4, 2
     Q0, R0, T = q.initial_overlaps(p, p_star, 10**4, rng=5)
-    traj = q.integrate_reduced(Q0, R0, T, lr=0.04, alpha_max=200 / 0.01, second_order=False)
+    traj = q.integrate_reduced(Q0, R0, T, t_max=200.0)
     law = q.late_time_law(p, p_star)
-    assert law["kind"] == "power"
-    assert traj.risk[-1] * traj.t_prime[-1] ** 2 == pytest.approx(law["prefactor"], rel=0.1)
-    fit = q.fit_decay(traj.t_prime, traj.risk, kind="power", t_min=100, t_max=200)
-    assert fit.value == pytest.approx(2.0, rel=0.05)
+    assert law.kind == "power" and law.exponent == 2.0 and np.isnan(law.rate)
+    assert traj.risk[-1] * traj.t[-1] ** 2 == pytest.approx(law.prefactor, rel=0.1)
+    fit = q.fit_decay(traj.t, traj.risk, kind="power", t_min=100, t_max=200)
+    assert fit.value == pytest.approx(law.exponent, rel=0.05)
     # and it is not exponential: the local log-slope in t' keeps shrinking
-    early = q.fit_decay(traj.t_prime, traj.risk, kind="exponential", t_min=20, t_max=40).value
-    late = q.fit_decay(traj.t_prime, traj.risk, kind="exponential", t_min=100, t_max=200).value
+    early = q.fit_decay(traj.t, traj.risk, kind="exponential", t_min=20, t_max=40).value
+    late = q.fit_decay(traj.t, traj.risk, kind="exponential", t_min=100, t_max=200).value
     assert late < early / 3
 
 
 def test_escape_time_slope_and_weak_p_dependence():
     """t'_esc ~ (p*/8) ln N + c(p, p*): slope p*/8, and more student units escape a little earlier."""
-    table = q.escape_times([2, 8], 2, [10**3, 10**7], trials=20, seed=1, n_jobs=1, cache=False,
-                           progress=False)
-    mean = {(row_p, n): table["t_esc"][(table["p"] == row_p) & (table["N"] == n)].mean()
-            for row_p in (2, 8) for n in (10**3, 10**7)}
+    table = sweep(q.ode_escape_time_trial, {"p": [2, 8], "N": [10**3, 10**7]}, fixed={"p_star": 2},
+                  trials=20, seed=1, n_jobs=1, cache=False, progress=False)
+    summary = summarise(table, ("p", "N"), "t_esc", stat="mean")
+    mean = {(int(row["p"]), int(row["N"])): row["mean"] for row in summary}
     slope = (mean[8, 10**7] - mean[8, 10**3]) / np.log(10**4)
     assert slope == pytest.approx(2 / 8, rel=0.1)
     assert mean[8, 10**7] < mean[2, 10**7]
@@ -177,18 +176,22 @@ def test_escape_time_from_trajectory_and_interpolation():
     assert q.escape_time(t, risk, 1.0) == pytest.approx(1.5)
     assert np.isnan(q.escape_time(t, risk, 0.1))
     Q0, R0, T = q.initial_overlaps(3, 2, 10**4, rng=6)
-    traj = q.integrate_odes(Q0, R0, T, lr=0.06, alpha_max=10 / 0.02, n_points=400, second_order=False)
+    traj = q.integrate_odes(Q0, R0, T, t_max=10.0, n_points=400)
     t_grid = traj.escape_time()
-    t_event = q.reduced_escape_time(Q0, R0, T, lr=0.06, second_order=False)
+    t_event = q.reduced_escape_time(Q0, R0, T)
     assert t_grid == pytest.approx(t_event, abs=0.02)
-    assert traj.escape_time(time="alpha") == pytest.approx(t_grid * 3 / 0.06)
+    # with the lr^2 term the plateau (and so the escape level) is the lifted one
+    lifted = q.integrate_odes(Q0, R0, T, t_max=10.0, n_points=400, lr=0.3)
+    assert lifted.plateau_risk() == pytest.approx(q.plateau_risk(3, 2, lr=0.3))
+    assert lifted.escape_time() == pytest.approx(q.reduced_escape_time(Q0, R0, T, lr=0.3), abs=0.02)
 
 
-def test_escape_times_goes_through_the_shared_sweep_cache(tmp_path):
+def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     kw = dict(trials=2, seed=3, n_jobs=1, cache=tmp_path, progress=False)
-    first = q.escape_times(3, 2, 1000, **kw)
+    grid, fixed = {"N": [1000]}, {"p": 3, "p_star": 2}
+    first = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
     assert any(tmp_path.rglob("*.json"))
-    again = q.escape_times(3, 2, 1000, **kw)
+    again = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
-    assert set(first.dtype.names) >= {"p", "p_star", "N", "trial", "t_esc", "alpha_esc"}
-    np.testing.assert_allclose(first["alpha_esc"], first["t_esc"] * 3 / 1.0)
+    assert set(first.dtype.names) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
+    assert np.all(first["s_min"] <= first["s_max"])

@@ -90,3 +90,35 @@ def test_risk_accepts_a_trajectory():
     batch = population_risk(np.array(Qs), np.array(Rs), T)
     single = [population_risk(Q, R, T) for Q, R in zip(Qs, Rs)]
     np.testing.assert_allclose(batch, single, rtol=1e-14)
+
+
+def test_wick_pairings_count_and_gaussian_moments():
+    from ibcore.quadratic import gaussian_moment, wick_pairings
+
+    for n, count in [(0, 1), (2, 1), (4, 3), (6, 15), (8, 105)]:           # (n - 1)!!
+        pairings = wick_pairings(n)
+        assert len(pairings) == count == len(set(pairings))
+        assert all(sorted(k for pair in pairing for k in pair) == list(range(n)) for pairing in pairings)
+    assert gaussian_moment([[2.0]], [0, 0, 0, 0]) == 3 * 2.0**2             # E x^4 = 3 s^4
+    assert gaussian_moment([[1.0]], [0] * 6) == 15.0
+    assert gaussian_moment(np.eye(3), [0, 1, 2]) == 0.0                     # odd moments vanish
+    C = np.array([[1.0, 0.3], [0.3, 2.0]])
+    # E[x^2 y^2] = C_xx C_yy + 2 C_xy^2 (Isserlis)
+    assert gaussian_moment(C, [0, 0, 1, 1]) == pytest.approx(C[0, 0] * C[1, 1] + 2 * C[0, 1] ** 2)
+
+
+@pytest.mark.parametrize("p,p_star,noise", [(3, 2, 0.0), (2, 3, 0.3)])
+def test_phi_and_risk_equal_the_exact_wick_sum(p, p_star, noise):
+    """Phi_ij = E[(y_hat - y)^2 lambda_i lambda_j] summed pairing by pairing, to rounding error."""
+    from ibcore.quadratic import gaussian_moment
+
+    rng = np.random.default_rng(40 + p)
+    Q, R, T = overlaps(rng.standard_normal((p, 7)), rng.standard_normal((p_star, 7)))
+    C = np.block([[Q, R], [R.T, T]])
+    c = np.r_[np.full(p, 1 / p), np.full(p_star, -1 / p_star)]        # y_hat - y = sum_a c_a z_a^2
+    k = p + p_star
+    phi = np.array([[sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b, i, j])
+                         for a in range(k) for b in range(k)) for j in range(p)] for i in range(p)])
+    np.testing.assert_allclose(phi + noise * Q, phi_matrix(Q, R, T, noise), rtol=1e-12, atol=1e-12)
+    risk = 0.5 * sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b]) for a in range(k) for b in range(k))
+    assert risk + noise / 2 == pytest.approx(population_risk(Q, R, T, noise), rel=1e-12)

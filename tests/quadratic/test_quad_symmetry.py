@@ -24,8 +24,7 @@ def test_conserved_frame_is_the_polar_factor():
 @pytest.mark.parametrize("second_order", [False, True])
 def test_frame_conserved_along_ode(p, p_star, second_order):
     Q0, R0, T = q.initial_overlaps(p, p_star, 1000, q0=0.8, rng=p + p_star)
-    lr = 0.05 * p
-    traj = q.integrate_odes(Q0, R0, T, lr=lr, alpha_max=20 * p / lr, second_order=second_order)
+    traj = q.integrate_odes(Q0, R0, T, lr=0.05 * p if second_order else None, t_max=20.0)
     assert traj.risk[-1] < 0.05                      # the frame survived escape and convergence
     assert np.max(q.frame_drift(traj.R)) < 1e-10
 
@@ -35,7 +34,7 @@ def test_frame_not_conserved_for_anisotropic_teacher():
     p, p_star = 3, 2
     Q0, R0, _ = q.initial_overlaps(p, p_star, 1000, rng=5)
     T = np.array([[1.0, 0.3], [0.3, 1.5]])
-    traj = q.integrate_odes(Q0, R0, T, lr=0.15, alpha_max=20 / 0.05, second_order=False)
+    traj = q.integrate_odes(Q0, R0, T, t_max=20.0)
     assert np.max(q.frame_drift(traj.R)) > 0.05
 
 
@@ -69,7 +68,7 @@ def test_closest_zero_loss_weights():
 def test_ode_ends_at_the_closest_solution_when_p_equals_p_star():
     p = p_star = 3
     Q0, R0, T = q.initial_overlaps(p, p_star, 1000, rng=3)
-    traj = q.integrate_odes(Q0, R0, T, lr=0.03, alpha_max=40 / 0.01, second_order=False)
+    traj = q.integrate_odes(Q0, R0, T, t_max=40.0)
     Q_inf, R_inf = q.closest_zero_loss_solution(R0)
     assert np.linalg.norm(traj.R[-1] - R_inf) < 1e-8
     assert np.linalg.norm(traj.Q[-1] - Q_inf) < 1e-8

@@ -33,11 +33,13 @@ def test_overlap_functions(call, name):
     (dict(lr=0.0), "lr"),
     (dict(lr=-0.1), "lr"),
     (dict(lr=float("nan")), "lr"),
-    (dict(alpha_max=0.0), "alpha_max"),
+    (dict(t_max=0.0), "t_max"),
+    (dict(t_max=None), "t_max"),
     (dict(noise=-0.5), "noise"),
     (dict(grid="cubic"), "grid"),
     (dict(n_points=1), "n_points"),
-    (dict(alpha_eval=[0.0, 2.0, 1.0]), "alpha_eval"),
+    (dict(t_eval=[0.0, 2.0, 1.0]), "t_eval"),
+    (dict(t_eval=[0.0, 0.5, 2.0]), "t_eval"),
     (dict(Q0=Q0 + np.triu(np.ones((3, 3)), 1)), "Q0"),
     (dict(Q0=_nan(Q0)), "Q0"),
     (dict(R0=R0[:2]), "R0"),
@@ -46,7 +48,7 @@ def test_overlap_functions(call, name):
 ])
 @pytest.mark.parametrize("integrate", [q.integrate_odes, q.integrate_reduced])
 def test_ode_arguments(integrate, kwargs, name):
-    args = dict(Q0=Q0, R0=R0, T=T0, lr=0.1, alpha_max=1.0)
+    args = dict(Q0=Q0, R0=R0, T=T0, lr=0.1, t_max=1.0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=rf"^{name} "):
         integrate(args.pop("Q0"), args.pop("R0"), args.pop("T"), **args)
@@ -55,8 +57,11 @@ def test_ode_arguments(integrate, kwargs, name):
 @pytest.mark.parametrize("kwargs,name", [
     (dict(lr=0.0), "lr"),
     (dict(lr=-1.0), "lr"),
-    (dict(steps=0), "steps"),
-    (dict(steps=10.5), "steps"),
+    (dict(n_steps=0), "n_steps"),
+    (dict(n_steps=10.5), "n_steps"),
+    (dict(t_max=1.0), "t_max"),
+    (dict(n_steps=None), "t_max"),
+    (dict(n_steps=None, t_max=-1.0), "t_max"),
     (dict(W_star=W_STAR[:, :7]), "W_star"),
     (dict(W0=W0[0]), "W0"),
     (dict(W0=_nan(W0)), "W0"),
@@ -70,7 +75,7 @@ def test_ode_arguments(integrate, kwargs, name):
     (dict(stop_below=-1.0), "stop_below"),
 ])
 def test_sgd_arguments(kwargs, name):
-    args = dict(W0=W0, W_star=W_STAR, lr=0.1, steps=100)
+    args = dict(W0=W0, W_star=W_STAR, lr=0.1, n_steps=100)
     args.update(kwargs)
     with pytest.raises(ValueError, match=rf"^{name} "):
         q.sgd_one_pass(args.pop("W0"), args.pop("W_star"), **args)
@@ -89,6 +94,14 @@ def test_sgd_arguments(kwargs, name):
     (lambda: q.plateau_overlap(0, 2), "p"),
     (lambda: q.plateau_risk(2, 0), "p_star"),
     (lambda: q.plateau_overlap(2, 1, lr=-0.1), "lr"),
+    (lambda: q.plateau_overlap(2, 1, lr=0.0), "lr"),
+    (lambda: q.sgd_steps(0.0, p=2, lr=0.1, N=10), "t_max"),
+    (lambda: q.sgd_steps(1.0, p=2, lr=0.1, N=0), "N"),
+    (lambda: q.time_grid(1.0, 1), "n_points"),
+    (lambda: q.time_grid(1.0, 10, t_min=2.0), "t_min"),
+    (lambda: q.gaussian_moment(np.ones((2, 3)), [0, 1]), "cov"),
+    (lambda: q.gaussian_moment(np.eye(2), [0, 2]), "indices"),
+    (lambda: q.wick_pairings(3), "n"),
     (lambda: q.late_time_law(1, 2), "p"),
     (lambda: q.escape_time([0, 1], [1, 0.1], 1.0, fraction=2.0), "fraction"),
     (lambda: q.escape_time([0, 1], [1, 0.1, 0.0], 1.0), "risk"),

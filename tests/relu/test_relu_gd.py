@@ -13,7 +13,7 @@ def rel(a, b):
 
 def assert_same_run(a, b, rtol=1e-10):
     """Two GDResults describe the same trajectory: states to rtol, patterns exactly."""
-    assert a.steps == b.steps and a.converged == b.converged
+    assert a.n_steps == b.n_steps and a.success == b.success
     assert rel(a.w, b.w) < rtol
     assert rel(a.history.beta, b.history.beta) < rtol
     assert rel(a.history.alpha, b.history.alpha) < rtol
@@ -28,14 +28,14 @@ def test_primal_dual_matches_weight_space_one_neuron(problem):
     X, y, w0, lr = problem
     pd = R.gradient_descent(X, y, w0, lr=lr)
     ws = R.gradient_descent_weight_space(X, y, w0, lr=lr)
-    assert pd.converged and pd.w.shape == (X.shape[1],) and pd.beta.shape == (X.shape[0],)
+    assert pd.success and pd.w.shape == (X.shape[1],) and pd.beta.shape == (X.shape[0],)
     assert R.reactivation_count(pd) > 0  # the comparison covers re-activation events too
     assert_same_run(pd, ws)
 
 
 def test_primal_dual_matches_weight_space_two_neurons(problem):
     X, y, _, lr = problem
-    w0 = R.two_neuron_init(X, scale=0.1, trace=X.shape[1])
+    w0 = R.two_neuron_init(X, b0=0.1, trace=X.shape[1])
     pd = R.gradient_descent(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
     ws = R.gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
     assert pd.w.shape == (2, X.shape[1]) and pd.beta.shape == (2, X.shape[0])
@@ -46,7 +46,7 @@ def test_primal_dual_matches_weight_space_two_neurons(problem):
 def test_primal_dual_matches_weight_space_general_m(problem):
     X, y, _, _ = problem
     signs = np.array([1.0, -1.0, 1.0, -1.0])
-    w0 = R.gaussian_init(X.shape[1], m=4, rng=3) + R.all_active_init(X, scale=0.2, m=4)
+    w0 = R.gaussian_init(X.shape[1], m=4, rng=3) + R.all_active_init(X, b0=0.2, m=4)
     lr = 0.5 * R.stability_bound(X, m=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
@@ -64,7 +64,7 @@ def test_gram_entry_point_matches_feature_entry_point(problem):
     res_x = R.gradient_descent(X, y, alpha0 @ X, lr=lr)
     res_k = R.gradient_descent_gram(K, y, alpha0, lr=lr)
     assert res_k.w is None and res_x.coef is None
-    assert res_k.steps == res_x.steps
+    assert res_k.n_steps == res_x.n_steps
     assert rel(res_k.coef @ X, res_x.w) < 1e-10
     assert rel(res_k.history.beta, res_x.history.beta) < 1e-12
 
@@ -72,9 +72,11 @@ def test_gram_entry_point_matches_feature_entry_point(problem):
 def test_tol_zero_runs_exactly_max_steps(problem):
     X, y, w0, lr = problem
     res = R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=10)
-    assert res.steps == 37 and not res.converged
+    assert res.n_steps == 37 and not res.success
     np.testing.assert_array_equal(res.history.step, [0, 10, 20, 30, 37])
-    assert R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=0).history is None
+    end_only = R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=None).history
+    np.testing.assert_array_equal(end_only.step, [37])  # only the end state
+    np.testing.assert_array_equal(end_only.beta[0], res.beta)
 
 
 def test_stopping_criterion_is_the_documented_one(problem):
@@ -90,8 +92,8 @@ def test_stopping_criterion_is_the_documented_one(problem):
         w_next = w0 + res.history.alpha[t + 1] @ X
         return lr * np.linalg.norm(g) / np.linalg.norm(w_next)
 
-    T = res.steps
-    assert res.converged and ratio(T - 1) <= tol < ratio(T - 2)
+    T = res.n_steps
+    assert res.success and ratio(T - 1) <= tol < ratio(T - 2)
 
 
 def test_identity_activation_gives_classical_min_norm_interpolator():
@@ -100,8 +102,8 @@ def test_identity_activation_gives_classical_min_norm_interpolator():
     w_classical = X.T @ np.linalg.solve(X @ X.T, y)
     for w0 in (np.zeros(200), R.all_active_init(X)):  # any w0 in span(X)
         res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.5, X), activation="identity",
-                                 tol=1e-14, record_every=0)
-        assert res.converged
+                                 tol=1e-14, record_every=None)
+        assert res.success
         assert rel(res.w, w_classical) < 1e-10
 
 
@@ -109,7 +111,7 @@ def test_negative_labels_end_exactly_at_zero_and_freeze(problem):
     X, y, w0, lr = problem
     res = R.gradient_descent(X, y, w0, lr=lr, record_every=1)
     neg, pos = y < 0, y > 0
-    assert neg.any() and res.converged
+    assert neg.any() and res.success
     # σ(β_i) is exactly 0.0, in the maintained β and recomputed from the weights
     assert np.all(np.maximum(res.beta[neg], 0.0) == 0.0)
     assert np.all(np.maximum(X[neg] @ res.w, 0.0) == 0.0)
@@ -153,7 +155,7 @@ def test_history_records_loss_and_patterns(problem):
     X, y, w0, lr = problem
     res = R.gradient_descent(X, y, w0, lr=lr, record_every=100)
     h = res.history
-    assert h.step[0] == 0 and h.step[-1] == res.steps
+    assert h.step[0] == 0 and h.step[-1] == res.n_steps
     assert np.all(np.diff(h.step) > 0) and np.all(h.step[:-1] % 100 == 0)
     np.testing.assert_array_equal(h.active, h.beta > 0)
     recomputed = [np.sum((np.maximum(b, 0) - y) ** 2) / (2 * y.size) for b in h.beta]
@@ -168,7 +170,7 @@ def test_two_neuron_sign_aligned_disjoint_init_on_orthogonal_data():
     X = R.orthogonal_features(n, d, rng=2)
     y = np.random.default_rng(3).uniform(-1, 1, n)
     y[np.abs(y) < 0.1] = 0.5  # keep |y| > b0 so no example crosses zero
-    w0 = R.disjoint_init(X, R.sign_aligned_assignment(y, [1, -1]), m=2, scale=b0)
+    w0 = R.disjoint_init(X, R.sign_aligned_assignment(y, [1, -1]), m=2, b0=b0)
     res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.2, X), tol=1e-14)
     gap = R.relative_gap(res.w, R.min_norm_pair(X, y))
     assert gap == pytest.approx(b0 * np.sqrt(n / np.sum(y ** 2)), rel=1e-8)
@@ -184,8 +186,8 @@ def test_tiny_initialisation_can_stall(problem):
         y = np.random.default_rng(100 + seed).uniform(-1, 1, 20)
         lr = R.lr_from_contraction(0.01, X)
         l_min = np.sum(y[y < 0] ** 2) / 40
-        good = R.gradient_descent(X, y, R.all_active_init(X, trace=100), lr=lr, record_every=0)
+        good = R.gradient_descent(X, y, R.all_active_init(X, trace=100), lr=lr, record_every=None)
         assert good.loss == pytest.approx(l_min, rel=1e-9)
-        tiny = R.gradient_descent(X, y, R.tiny_init(X, trace=100), lr=lr, record_every=0)
+        tiny = R.gradient_descent(X, y, R.tiny_init(X, trace=100), lr=lr, record_every=None)
         stalled += tiny.loss > l_min + 1e-6
     assert stalled >= 1

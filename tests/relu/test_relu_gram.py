@@ -72,10 +72,10 @@ def test_sample_gram_is_symmetric_psd_and_cheap_at_huge_d():
 
 
 def test_gap_distribution_gram_vs_features():
-    """The Theorem 2 experiment gives the same gap distribution whether K is sampled or X is."""
+    """The gap experiment gives the same gap distribution whether K is sampled or X is."""
     common = dict(n=20, d=200, c=0.01)
-    gram = [R.theorem2_trial(**common, method="gram", rng=s)["gap_scaled"] for s in range(40)]
-    feat = [R.theorem2_trial(**common, method="features", rng=1000 + s)["gap_scaled"] for s in range(40)]
+    gram = [R.gap_trial(**common, method="gram", rng=s)["gap_scaled"] for s in range(40)]
+    feat = [R.gap_trial(**common, method="features", rng=1000 + s)["gap_scaled"] for s in range(40)]
     assert ks_2samp(gram, feat).pvalue > 1e-3
     assert abs(np.median(gram) - np.median(feat)) < 0.15  # medians ≈ 0.5, IQR ≈ 0.25 at 40 trials
 

@@ -4,6 +4,7 @@ import pytest
 from scipy.optimize import minimize
 
 import ibcore.relu as R
+from ibcore import linear
 
 
 def random_problem(n, d, seed, spectrum=None):
@@ -105,3 +106,67 @@ def test_min_norm_pair_and_gram_pair():
     np.testing.assert_allclose(pair[1], R.min_norm_solution(X, -y).w)
     np.testing.assert_allclose(R.min_norm_pair_gram(X @ X.T, y) @ X, pair, rtol=1e-9,
                                atol=1e-12 * np.abs(pair).max())
+
+
+# ---------------------------------------------------------------------------
+# several neurons with a disjoint pattern
+
+
+def disjoint_problem(n=24, d=2000, m=4, seed=2):
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(-1, 1, n)
+    X = R.sample_features(n, d, rng=rng)
+    signs = R.default_signs(m)
+    return y, X, signs, R.sign_aligned_assignment(y, signs)
+
+
+def test_disjoint_targets_satisfy_their_constraints():
+    y, X, signs, a = disjoint_problem()
+    K = X @ X.T
+    nu = R.disjoint_targets_gram(K, y, a, signs)
+    beta = nu @ K
+    for j, s in enumerate(signs):
+        own = a == j
+        np.testing.assert_allclose(beta[j, own], s * y[own], atol=1e-10)
+        assert np.all(beta[j, ~own] <= 1e-10)
+        assert np.all(nu[j, ~own] <= 1e-12)  # multipliers of the inequality constraints
+        assert np.all(np.abs(nu[j, ~own] * beta[j, ~own]) < 1e-10)  # complementary slackness
+        # neuron j's target is the one-neuron w* of the labels s_j y on S_j and 0 elsewhere
+        np.testing.assert_allclose(nu[j] @ X, R.min_norm_solution(X, np.where(own, s * y, 0.0)).w, atol=1e-12)
+
+
+def test_disjoint_targets_need_a_sign_aligned_assignment():
+    y, X, signs, a = disjoint_problem()
+    K = X @ X.T
+    wrong = a.copy()
+    wrong[np.flatnonzero(y > 0)[0]] = 1  # a positive label on the negative neuron 1
+    with pytest.raises(ValueError, match="s_j y_i > 0"):
+        R.disjoint_targets_gram(K, y, wrong, signs)
+    with pytest.raises(ValueError, match="assignment"):
+        R.disjoint_targets_gram(K, y, np.full(y.size, 7), signs)
+
+
+def test_linear_limit_is_the_prologue_limit_on_each_subset():
+    """Neuron j's limit is linear GD on the rows of S_j from w_j(0) (the prologue's gd_limit), and its
+    frozen part is (I - P_S) w_j(0): checked in weight space against ibcore.linear, from X itself."""
+    y, X, signs, a = disjoint_problem()
+    K = X @ X.T
+    alpha0 = R.disjoint_coef(K, a, m=signs.size, b0=0.3)
+    result = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0)
+    W0 = alpha0 @ X
+    for j, s in enumerate(signs):
+        S = a == j
+        expected = linear.gd_limit(X[S], s * y[S], W0[j])
+        np.testing.assert_allclose(result.limit[j] @ X, expected, atol=1e-10 * np.linalg.norm(expected))
+        frozen = W0[j] - linear.row_space_projection(X[S], W0[j])
+        np.testing.assert_allclose(result.frozen[j] @ X, frozen, atol=1e-10 * np.linalg.norm(W0[j]))
+
+
+def test_gd_reaches_the_linear_limit_when_the_pattern_is_kept():
+    y, X, signs, a = disjoint_problem()
+    K = X @ X.T
+    alpha0 = R.disjoint_coef(K, a, m=signs.size, b0=0.3)
+    run = R.gradient_descent_gram(K, y, alpha0, lr=R.lr_from_contraction(0.05, K=K), record_every=None)
+    assert np.all(run.last_change == 0)
+    limit = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0).limit
+    assert R.norm_gram(K, run.coef - limit) / R.norm_gram(K, limit) < 1e-8

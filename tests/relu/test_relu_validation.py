@@ -43,7 +43,9 @@ def nan_at(a, idx, value=np.nan):
     (lambda X, y, w0, lr: dict(max_steps=0), r"max_steps must be a positive integer"),
     (lambda X, y, w0, lr: dict(max_steps=2.5), r"max_steps must be a positive integer"),
     (lambda X, y, w0, lr: dict(tol=-1e-3), r"tol must be a non-negative"),
-    (lambda X, y, w0, lr: dict(record_every=-1), r"record_every must be a non-negative integer"),
+    (lambda X, y, w0, lr: dict(record_every=-1), r"record_every must be a positive integer, or None"),
+    (lambda X, y, w0, lr: dict(record_every=0), r"record_every must be a positive integer, or None"),
+    (lambda X, y, w0, lr: dict(record_every=2.0), r"record_every must be a positive integer, or None"),
     (lambda X, y, w0, lr: dict(activation="tanh"), r"activation must be one of"),
     (lambda X, y, w0, lr: dict(signs=[1.0, 1.0]), r"signs must have shape \(1,\)"),
     (lambda X, y, w0, lr: dict(w0=np.stack([w0, w0]), signs=[1.0, 0.5]), r"signs must contain only \+1 and -1"),
@@ -78,7 +80,7 @@ def test_gram_entry_point_validates_alpha0(small):
 @pytest.mark.parametrize("m", [1, 2])
 def test_lr_at_or_above_the_stability_bound_raises_naming_the_bound(small, gd, m):
     X, y, _, _ = small
-    w0 = R.all_active_init(X, scale=0.1, m=None if m == 1 else m)
+    w0 = R.all_active_init(X, b0=0.1, m=None if m == 1 else m)
     bound = R.stability_bound(X, m=m)
     assert bound == pytest.approx(2 * 6 / (m * np.linalg.eigvalsh(X @ X.T)[-1]))
     for lr in (bound, 1.01 * bound):
@@ -95,7 +97,7 @@ def test_inactive_positive_example_warns_and_still_runs(small, gd):
     w0 = R.disjoint_init(X, assignment, m=1)[0]
     with pytest.warns(R.InactivePositiveWarning, match=r"1 example\(s\).*indices 0\b"):
         res = gd(X, y, w0, lr=lr)
-    assert res.converged
+    assert res.success
     assert res.predictions[0] == 0.0  # never fitted: GD stops at a non-global point
     assert res.loss > np.sum(y[y < 0] ** 2) / 12
 
@@ -106,7 +108,7 @@ def test_inactive_negative_example_on_the_negative_neuron_warns(small):
     assignment = R.sign_aligned_assignment(y, [1, -1])
     assignment[neg] = -1
     with pytest.warns(R.InactivePositiveWarning, match=rf"indices {neg}\b"):
-        R.gradient_descent(X, y, R.disjoint_init(X, assignment, m=2, scale=0.1), lr=lr / 2, max_steps=10)
+        R.gradient_descent(X, y, R.disjoint_init(X, assignment, m=2, b0=0.1), lr=lr / 2, max_steps=10)
 
 
 def test_no_warning_when_every_example_can_be_fitted(small):
@@ -130,7 +132,7 @@ def test_divergence_raises_with_the_step(gd):
     c = 3.0
     expected = (1024 - np.log2(c ** 2 * np.sum((1 - y) ** 2) / d)) / 2
     run = dict(lr=R.lr_from_contraction(c, X), activation="identity", check_stability=False, tol=0,
-               record_every=0)
+               record_every=None)
     with pytest.raises(DivergenceError, match="diverged at GD step") as info:
         gd(X, y, w0, max_steps=5000, **run)
     assert abs(info.value.step - expected) <= 3
@@ -168,12 +170,26 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
     (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
-    (lambda: R.all_active_init(np.eye(3), scale=0), r"scale must be a positive"),
+    (lambda: R.all_active_init(np.eye(3), b0=0), r"b0 must be a positive"),
     (lambda: R.gaussian_init(10, m=0), r"m must be a positive integer"),
-    (lambda: R.theorem2_trial(10, 50, method="fast"), r"method must be one of"),
-    (lambda: R.theorem2_trial(10, 50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
-    (lambda: R.theorem2_sweep({"n": [10], "dim": [50]}), r"unknown theorem2_trial parameter"),
-    (lambda: R.theorem2_sweep({"n": [10], "d": [50]}, d=60), r"given both in grid and in fixed"),
+    (lambda: R.gap_trial(n=10, d=50, method="fast"), r"method must be one of"),
+    (lambda: R.gap_trial(n=10, d=50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
+    (lambda: R.gap_trial(n=10, d=50, b0=0.0), r"b0 must be a positive"),
+    (lambda: R.gap_trial(n=10, d=50, c=-0.1), r"c must be a positive"),
+    (lambda: R.gap_trial(n=10, d=50, tol=-1.0), r"tol must be a non-negative"),
+    (lambda: R.gap_trial(n=10, d=50, max_steps=0), r"max_steps must be a positive"),
+    (lambda: R.gap_trial(n=10, d=50, rng=-1), r"rng must be"),
+    (lambda: R.pattern_trial(n=10, d=100, data="sparse"), r"data must be one of"),
+    (lambda: R.pattern_trial(n=10, d=5), r"d must be at least n"),
+    (lambda: R.pattern_trial(n=10, d=100, c=-0.1), r"c must be a positive"),
+    (lambda: R.two_neuron_trial(n=10, d=100, b0=0.0), r"b0 must be a positive"),
+    (lambda: R.two_neuron_trial(n=10, d=5), r"d must be at least n"),
+    (lambda: R.disjoint_trial(n=10, d=100, m=1), r"m must be at least 2"),
+    (lambda: R.bad_init_trial(n=10, d=100, init="random"), r"init must be one of"),
+    (lambda: R.bad_init_trial(n=10, d=100, m=3), r"m must be 1 or 2"),
+    (lambda: R.norm_gram(np.eye(3), np.ones(2)), r"coef must have n=3 columns"),
+    (lambda: R.orthogonal_overshoot_gap(-np.ones(3), 0.1), r"no positive label"),
+    (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
 ])
 def test_other_public_functions_validate(call, match):
     with pytest.raises(ValueError, match=match):

@@ -16,11 +16,23 @@ finite-N point an SGD run starts from.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import as_generator, nonnegative_float, orthonormal_columns, positive_float, positive_int
+from .overlaps import Overlaps, validated_sizes
 
-__all__ = ["orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
+__all__ = ["StudentTeacher", "orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
+
+
+class StudentTeacher(NamedTuple):
+    """Student and teacher first-layer weights."""
+
+    W: np.ndarray
+    """Student weights, shape (p, N)."""
+    W_star: np.ndarray
+    """Teacher weights, shape (p_star, N)."""
 
 
 def orthonormal_teacher(p_star, N, *, rng=None):
@@ -48,8 +60,7 @@ def orthonormal_teacher(p_star, N, *, rng=None):
 
 def random_frame(p, p_star, *, rng=None):
     """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*)."""
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
+    p, p_star = validated_sizes(p, p_star)
     rng = as_generator(rng)
     if p >= p_star:
         return orthonormal_columns(p, p_star, rng)
@@ -82,12 +93,11 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
 
     Returns
     -------
-    W0 : ndarray, shape (p, N)
-    W_star : ndarray, shape (p_star, N)
+    StudentTeacher
+        ``W`` (p, N), the student, and ``W_star`` (p_star, N); unpacks as
+        ``W0, W_star``.
     """
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
-    N = positive_int("N", N)
+    p, p_star, N = validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)
     informative = nonnegative_float("informative", informative)
     rng = as_generator(rng)
@@ -95,7 +105,7 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
     W0 = np.sqrt(q0) * rng.standard_normal((p, N))
     if informative:
         W0 += informative * random_frame(p, p_star, rng=rng) @ W_star
-    return W0, W_star
+    return StudentTeacher(W0, W_star)
 
 
 def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
@@ -117,15 +127,12 @@ def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
 
     Returns
     -------
-    Q0 : ndarray, shape (p, p)
-    R0 : ndarray, shape (p, p_star)
-    T : ndarray, shape (p_star, p_star)
-        The identity.
+    Overlaps
+        ``Q`` (p, p) :math:`= q_0 I`, ``R`` (p, p_star) and ``T``, the
+        identity; unpacks as ``Q0, R0, T``.
     """
-    p = positive_int("p", p)
-    p_star = positive_int("p_star", p_star)
-    N = positive_int("N", N)
+    p, p_star, N = validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)
     rng = as_generator(rng)
     R0 = np.sqrt(q0 / N) * rng.standard_normal((p, p_star))
-    return q0 * np.eye(p), R0, np.eye(p_star)
+    return Overlaps(q0 * np.eye(p), R0, np.eye(p_star))

@@ -1,0 +1,211 @@
+"""The trials of Part II, one random draw each, for :func:`ibcore.sweep.sweep`.
+
+Each trial follows the book's protocol: keyword-only parameters, ``rng=None``,
+arguments validated before anything is drawn, and a flat dict of numbers as
+result. A chapter runs one of them by hand first (the same calls, in a visible
+cell) and then over a grid of settings and seeds::
+
+    from ibcore.sweep import sweep, summarise
+    table = sweep(ode_escape_time_trial, {"p": [2, 16], "N": [10**3, 10**7]},
+                  fixed={"p_star": 2}, trials=20, seed=0)
+    summarise(table, ("p", "N"), "t_esc", stat="mean")
+
+* :func:`ode_escape_time_trial`: escape time of the ODEs from a random start;
+* :func:`sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
+  from the run's own initial overlaps;
+* :func:`sgd_ode_gap_trial`: largest gap between one SGD run and the ODEs
+  (:func:`~ibcore.quadratic.comparison.sgd_ode_comparison`);
+* :func:`sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
+  before and after the escape.
+
+Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is
+gradient flow.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import as_generator, positive_float
+from .comparison import sgd_ode_comparison
+from .initialisation import initial_overlaps, random_init
+from .odes import integrate_odes
+from .overlaps import overlaps, validated_sizes
+from .phases import escape_level, plateau_risk
+from .reduced import reduced_escape_time
+from .sgd import sgd_one_pass
+from .symmetry import conserved_frame
+
+__all__ = [
+    "ode_escape_time_trial",
+    "sgd_escape_time_trial",
+    "sgd_ode_gap_trial",
+    "sgd_frame_drift_trial",
+]
+
+
+def _escape_setting(p, p_star, N, lr, q0, fraction, *, need_lr):
+    """Checks shared by the escape trials; returns the escape level (fraction × plateau risk)."""
+    p, p_star, N = validated_sizes(p, p_star, N, p_at_least_p_star="the escape trials converge to zero loss")
+    if need_lr or lr is not None:
+        positive_float("lr", lr)
+    positive_float("q0", q0)
+    # plateau_risk raises a ValueError if lr is too large for a plateau to exist
+    return escape_level(plateau_risk(p, p_star, lr=lr), fraction)
+
+
+def _singular_values(R0, N, q0):
+    """Extreme singular values of sqrt(N/q0) R(0), an O(1) Gaussian matrix for a random start."""
+    sv = np.linalg.svd(R0 * np.sqrt(N / q0), compute_uv=False)
+    return float(sv.min()), float(sv.max())
+
+
+def ode_escape_time_trial(*, p, p_star, N, lr=None, q0=1.0, fraction=0.5, t_max=None, rng=None):
+    """Escape time of the ODEs from one random isotropic start.
+
+    Draws :math:`R(0)\\sim\\mathcal N(0, q_0/N)`, :math:`Q(0) = q_0 I`
+    (:func:`~ibcore.quadratic.initialisation.initial_overlaps`) and integrates
+    the exact reduced system (:func:`~ibcore.quadratic.reduced.reduced_escape_time`)
+    until the risk falls below ``fraction`` × the plateau risk.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Widths (``p >= p_star``) and input dimension (any size: no weights are drawn).
+    lr : float or None
+        Learning rate γ of the :math:`\\gamma^2` term; ``None`` (default) is
+        gradient flow, whose :math:`t'_{esc}` does not depend on γ.
+    q0 : float
+        Initial weight variance.
+    fraction : float
+        Escape level as a fraction of the plateau risk, in (0, 1].
+    t_max : float, optional
+        Give up at this :math:`t'`; default :math:`p^*\\ln N + 20`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``t_esc`` (:math:`t'`, ``nan`` if not reached), ``s_min`` and ``s_max``
+        (extreme singular values of :math:`\\sqrt{N/q_0}\\,R(0)`).
+    """
+    _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=False)
+    t_max = p_star * np.log(N) + 20.0 if t_max is None else positive_float("t_max", t_max)
+    Q0, R0, _ = initial_overlaps(p, p_star, N, q0=q0, rng=as_generator(rng))
+    t_esc = reduced_escape_time(Q0, R0, lr=lr, fraction=fraction, t_max=t_max)
+    s_min, s_max = _singular_values(R0, N, q0)
+    return {"t_esc": t_esc, "s_min": s_min, "s_max": s_max}
+
+
+def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None, rng=None):
+    """Escape time of one SGD run from a random start, and of the ODE from the same overlaps.
+
+    The SGD risk is recorded ten times per unit of steps/N and the run stops
+    once it is below ``fraction`` × the (γ²-lifted) plateau risk. The ODE
+    (with the γ² term) starts from the run's exact finite-N
+    :math:`(Q(0), R(0))` and is sampled 20 times per unit of :math:`t'`.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Widths (``p >= p_star``) and input dimension.
+    lr : float
+        Learning rate γ (small enough for a plateau to exist).
+    q0, fraction
+        As in :func:`ode_escape_time_trial`.
+    t_max : float, optional
+        Give up at this :math:`t'`; default :math:`p^*\\ln N + 10`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``t_esc_sgd``, ``t_esc_ode`` (in :math:`t'`; ``nan`` if not reached).
+    """
+    level = _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=True)
+    t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
+    rng = as_generator(rng)
+    W0, W_star = random_init(p, p_star, N, q0=q0, rng=rng)
+    run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10),
+                       stop_below=level)
+    ode = integrate_odes(*overlaps(W0, W_star), lr=lr, t_max=t_max, grid="linear",
+                         n_points=int(20 * t_max) + 1)
+    return {"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
+
+
+def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200,
+                      rng=None):
+    """Gap between one SGD run and the ODEs from its initial overlaps.
+
+    Runs :func:`~ibcore.quadratic.comparison.sgd_ode_comparison` (same
+    parameters) and measures the risk gaps along the run.
+
+    Returns
+    -------
+    dict
+        ``gap`` (max over the records of :math:`|\\epsilon_g^{SGD} - \\epsilon_g^{ODE}|`,
+        ODE with the γ² term), ``rms_gap`` (its root mean square over the
+        records), ``gap_gradient_flow`` and ``rms_gap_gradient_flow`` (the same
+        against gradient flow), ``risk_start`` and ``risk_end`` of the SGD run.
+    """
+    c = sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
+                           q0=q0, n_records=n_records, rng=rng)
+    return {"gap": c.gap("ode"), "rms_gap": c.gap("ode", norm="rms"),
+            "gap_gradient_flow": c.gap("gradient_flow"),
+            "rms_gap_gradient_flow": c.gap("gradient_flow", norm="rms"),
+            "risk_start": float(c.sgd.risk[0]), "risk_end": float(c.sgd.risk[-1])}
+
+
+def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rng=None):
+    """How far the frame S moves in one SGD run, before and after the escape.
+
+    Draws a teacher and a student with
+    :func:`~ibcore.quadratic.initialisation.random_init`, runs one-pass SGD to
+    :math:`t'` = ``t_max`` (ten records per unit of steps/N) and compares the
+    frame :math:`S(t) = R(R^TR)^{-1/2}` with its final value
+    :math:`S(\\infty)\\approx S(t'_{max})`. The ODE keeps S fixed for an
+    isotropic start; at finite N the SGD noise moves it while R is as small as
+    that noise (the plateau of a random start), and much less afterwards [D].
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Widths and input dimension (``p >= p_star``).
+    lr : float
+        Learning rate γ.
+    t_max : float
+        Length of the run in :math:`t'`; it should end well after the escape.
+    informative : float
+        Built-in teacher overlap c of
+        :func:`~ibcore.quadratic.initialisation.random_init` (0: random start
+        with :math:`R(0) = O(N^{-1/2})`).
+    q0 : float
+        Variance of the random part of the student weights.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``t_esc``: escape time in :math:`t'` (risk below half the γ²-lifted
+        plateau risk; ``nan`` if not reached); ``s_min``: smallest singular
+        value of :math:`\\sqrt{N/q_0}\\,R(0)`; ``drift_start``:
+        :math:`\\|S(0) - S(\\infty)\\|_F`; ``drift_escape``:
+        :math:`\\|S(t_{esc}) - S(\\infty)\\|_F` at the first record at or after
+        the escape; ``drift_after``: the largest :math:`\\|S(t) - S(\\infty)\\|_F`
+        from that record on; ``risk_end``: the final population risk.
+    """
+    p, p_star, N = validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
+    positive_float("lr", lr)
+    positive_float("t_max", t_max)
+    positive_float("q0", q0)
+    rng = as_generator(rng)
+    W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
+    run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10))
+    S = conserved_frame(run.R)
+    drift = np.linalg.norm(S - S[-1], axis=(1, 2))
+    t_esc = run.escape_time()
+    after = np.flatnonzero(run.t >= t_esc) if np.isfinite(t_esc) else np.array([], dtype=int)
+    s_min, _ = _singular_values(run.R[0], N, q0)
+    return {"t_esc": t_esc, "s_min": s_min, "drift_start": float(drift[0]),
+            "drift_escape": float(drift[after[0]]) if after.size else float("nan"),
+            "drift_after": float(drift[after].max()) if after.size else float("nan"),
+            "risk_end": float(run.risk[-1])}

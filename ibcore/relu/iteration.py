@@ -1,0 +1,280 @@
+r"""The GD loop shared by the primal–dual solver and its weight-space reference.
+
+Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
+validate their arguments with :func:`prepare_gd`, wrap their iterate in a
+*state* object and hand it to :func:`run_gd`, which owns everything they
+share: the divergence check, the stopping rule, the activation-pattern
+bookkeeping, the recorded history and the :class:`~ibcore.relu.results.GDResult`.
+
+A state has arrays ``beta`` and ``alpha`` of shape (m, n), updated in place,
+and three methods: ``step()`` takes one GD step and returns ‖w_{t+1} - w_t‖²
+(Frobenius, over all neurons), ``w_sq()`` returns ‖w_{t+1}‖², and ``finite()``
+says whether the iterate is still finite.
+
+The arithmetic of one step is :func:`gradient_coefficients`: with
+G_j = (lr/n) s_j D_j r, one GD step is α ← α - G in the dual and
+w_j ← w_j - Xᵀ G_j in weight space.  Kernels trust their inputs (the entry
+points validate them once), because they run in the inner loop.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import DivergenceError, finite_array, nonnegative_float, positive_float, positive_int
+from .model import is_relu, network_loss, validated_signs
+from .results import GDHistory, GDResult
+
+__all__ = [
+    "InactivePositiveWarning",
+    "GDSetup",
+    "prepare_gd",
+    "warn_inactive",
+    "without_inactive_warning",
+    "gradient_coefficients",
+    "run_gd",
+    "gd_parameters_doc",
+]
+
+
+class InactivePositiveWarning(UserWarning):
+    """Some example that the network must fit starts inactive on every neuron able to fit it.
+
+    For one neuron (s = +1) these are the positive-label examples with
+    x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
+    β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
+    cross-terms K_ik, so GD usually cannot fit it and stops at a
+    non-global stationary point (the notes' "bad initialisation", F.2 analogue).
+    """
+
+
+@dataclass(frozen=True)
+class GDSetup:
+    """The validated arguments of a GD run (see :func:`prepare_gd`)."""
+
+    y: np.ndarray
+    init: np.ndarray
+    squeeze: bool
+    signs: np.ndarray
+    activation: str
+    relu: bool
+    lr: float
+    max_steps: int
+    tol: float
+    record_every: int | None
+
+    @property
+    def m(self) -> int:
+        return self.init.shape[0]
+
+    @property
+    def s_col(self) -> np.ndarray:
+        return self.signs[:, None]
+
+
+def _validated_init(name, value, width):
+    """``value`` as an (m, width) array; also says whether it was 1-D (single neuron)."""
+    ndim = np.ndim(value)
+    if ndim == 1:
+        arr = finite_array(name, value, shape=(width,))
+    elif ndim == 2:
+        arr = finite_array(name, value, shape=(None, width))
+    else:
+        finite_array(name, value, ndim=(1, 2))  # raises with the standard message
+    return np.atleast_2d(arr).copy(), ndim == 1
+
+
+def _record_every(value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"record_every must be a positive integer, or None to record only the end state, "
+                         f"got {value!r}")
+    return int(value)
+
+
+def prepare_gd(y, init, *, init_name, width, n, lr, signs, max_steps, tol, record_every,
+               activation) -> GDSetup:
+    """Validate what every GD entry point shares; ``init`` (w0 or α0) becomes an (m, width) array."""
+    y = finite_array("y", y, shape=(n,))
+    W0, squeeze = _validated_init(init_name, init, width)
+    relu = is_relu(activation)
+    return GDSetup(y=y, init=W0, squeeze=squeeze, signs=validated_signs(signs, W0.shape[0]),
+                   activation=activation, relu=relu, lr=positive_float("lr", lr),
+                   max_steps=positive_int("max_steps", max_steps), tol=nonnegative_float("tol", tol),
+                   record_every=_record_every(record_every))
+
+
+def warn_inactive(beta0, setup: GDSetup) -> None:
+    """Warn (:class:`InactivePositiveWarning`) about examples no neuron of matching sign can reach."""
+    if not setup.relu:
+        return
+    fits = setup.signs[:, None] * setup.y[None, :] > 0  # neuron j can fit example i
+    stuck = fits.any(axis=0) & ~(fits & (beta0 > 0)).any(axis=0)
+    if stuck.any():
+        idx = np.flatnonzero(stuck)
+        shown = ", ".join(map(str, idx[:10])) + (", ..." if idx.size > 10 else "")
+        warnings.warn(
+            f"w0 leaves {idx.size} example(s) that must be fitted inactive on every neuron of "
+            f"matching sign (indices {shown}); they can only re-activate through cross-terms, "
+            "so GD will probably stop at a non-global stationary point",
+            InactivePositiveWarning, stacklevel=3)
+
+
+def without_inactive_warning(func, /, *args, **kwargs):
+    """``func(*args, **kwargs)`` with :class:`InactivePositiveWarning` silenced.
+
+    For trials, which count the examples concerned instead of warning about
+    them in every run of a sweep.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InactivePositiveWarning)
+        return func(*args, **kwargs)
+
+
+def gradient_coefficients(beta, y, s_col, eta, relu=True) -> np.ndarray:
+    """G with lr ∇_{w_j} L = Xᵀ G_j: G_j = η s_j D_j r, r = Σ_j s_j σ(β_j) - y, η = lr/n.
+
+    A kernel of the inner loop: ``beta`` (m, n), ``y`` (n,), ``s_col`` the
+    signs as an (m, 1) column; inputs are not validated.  For the identity
+    activation every example counts as active (D_j = I).
+    """
+    if relu:
+        r = s_col[:, 0] @ np.maximum(beta, 0.0) - y
+        G = (s_col * r) * (beta > 0)
+    else:
+        G = s_col * (s_col[:, 0] @ beta - y)
+    G *= eta
+    return G
+
+
+class _PatternTracker:
+    """Last-change steps, re-activation counts and the recorded history."""
+
+    def __init__(self, active, setup):
+        self.active = active.copy()
+        self.ever_active = active.copy()
+        self.last_change = np.zeros(active.shape, dtype=np.int64)
+        self.reactivations = np.zeros(active.shape, dtype=np.int64)
+        self.setup = setup
+        self.records = []
+
+    def update(self, t, active):
+        changed = active != self.active
+        if changed.any():
+            self.last_change[changed] = t
+            self.reactivations += changed & active & self.ever_active
+            self.ever_active |= active
+            self.active = active
+
+    def record(self, t, beta, alpha):
+        if not self.records or self.records[-1][0] != t:
+            s = self.setup
+            self.records.append((t, beta.copy(), alpha.copy(), network_loss(beta, s.y, s.signs, s.activation)))
+
+    def history(self) -> GDHistory:
+        cut = (lambda a: a[:, 0]) if self.setup.squeeze else (lambda a: a)
+        steps, betas, alphas, losses = zip(*self.records)
+        beta = np.stack(betas)
+        active = beta > 0 if self.setup.relu else np.ones(beta.shape, bool)
+        return GDHistory(step=np.array(steps), beta=cut(beta), alpha=cut(np.stack(alphas)),
+                         active=cut(active), loss=np.array(losses))
+
+
+def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResult:
+    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`GDResult`.
+
+    Parameters
+    ----------
+    state : object
+        The iterate (see the module docstring).
+    setup : GDSetup
+    bound : float
+        The stability bound, quoted if the iteration diverges.
+    weights : callable, optional
+        Maps the state to the final weights (m, d); ``None`` for Gram-only runs.
+    alpha0 : numpy.ndarray, optional
+        Coefficients of w_0 (Gram-only runs).
+    """
+    s = setup
+    tracker = _PatternTracker(state.beta > 0 if s.relu else np.ones(state.beta.shape, bool), s)
+    if s.record_every:
+        tracker.record(0, state.beta, state.alpha)
+    success, t = False, 0
+    # overflow is caught after every step and reported with its step, so numpy need not warn
+    with np.errstate(over="ignore", invalid="ignore"):
+        while t < s.max_steps:
+            step_sq = state.step()
+            t += 1
+            # ‖Δw‖² overflows long before w does (at |w| ~ 1e154), so the loss is still finite here
+            if not (math.isfinite(step_sq) and state.finite()):
+                raise DivergenceError(
+                    f"gradient descent diverged: the step length or the iterates overflowed "
+                    f"(lr={s.lr:.6g}, stability bound 2n/(m*lambda_max(K)) = {bound:.6g})", step=t, unit="GD step")
+            if s.relu:
+                tracker.update(t, state.beta > 0)
+            if s.record_every and t % s.record_every == 0:
+                tracker.record(t, state.beta, state.alpha)
+            if s.tol > 0 and step_sq <= s.tol * s.tol * max(state.w_sq(), 0.0):
+                success = True
+                break
+    tracker.record(t, state.beta, state.alpha)
+    cut = (lambda a: a[0]) if s.squeeze else (lambda a: a)
+    h = np.maximum(state.beta, 0.0) if s.relu else state.beta
+    return GDResult(
+        w=None if weights is None else cut(weights(state)), beta=cut(state.beta), alpha=cut(state.alpha),
+        alpha0=None if alpha0 is None else cut(alpha0), signs=s.signs, predictions=s.signs @ h,
+        success=success, n_steps=t, loss=network_loss(state.beta, s.y, s.signs, s.activation),
+        last_change=cut(tracker.last_change), reactivations=cut(tracker.reactivations),
+        history=tracker.history(), lr=s.lr, activation=s.activation)
+
+
+_GD_PARAMETERS = """lr : float
+        Step size (> 0 and below :func:`~ibcore.relu.stability.stability_bound`);
+        see :func:`~ibcore.relu.stability.lr_from_contraction` to set it from
+        c = lr‖x‖²/n.
+    signs : array of shape (m,), optional
+        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.model.default_signs`.
+    max_steps : int
+        Step budget.
+    tol : float
+        Stop after the first step t → t+1 whose length is small relative to
+        the weights: lr‖∇L(w_t)‖ ≤ tol · ‖w_{t+1}‖ (Frobenius norms over all
+        neurons). The test is invariant under rescaling X and y. Since the
+        iterates contract by about (1 - c) per step, the distance left to the
+        limit is about tol·‖w‖/c (e.g. positive residuals ~1e-10 at c = 0.01).
+        ``tol=0`` runs exactly ``max_steps`` steps.
+    record_every : int or None
+        Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
+        step; ``None`` records only the end state. 0 is refused.
+    activation : {"relu", "identity"}
+        σ; ``"identity"`` gives linear regression (the classical min-norm control).
+    check_stability : bool
+        Raise ``ValueError`` if lr ≥ 2n/(m λ_max(K)). Turn off only to show divergence.
+
+    Returns
+    -------
+    GDResult
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, NaN/inf, lr ≤ 0, lr above the stability bound, bad signs.
+    DivergenceError
+        If the iterates overflow; ``.step`` is the GD step at which it happened.
+
+    Warns
+    -----
+    InactivePositiveWarning
+        If w0 leaves an example that must be fitted inactive on all neurons
+        of matching sign. The run still happens."""
+
+
+def gd_parameters_doc(func):
+    """Fill the ``{shared}`` slot of a GD entry point's docstring with the parameters all of them share."""
+    func.__doc__ = func.__doc__.replace("{shared}", _GD_PARAMETERS)
+    return func

@@ -1,0 +1,68 @@
+r"""The shallow ReLU model of Part I: output signs, loss and gradient in the dual.
+
+Model and loss (the 1/(2n) normalisation and the fixed ±1 output signs are
+our reconstruction; the paper's full text was not available)::
+
+    f(x) = Σ_j s_j σ(w_j·x),   s_j ∈ {+1, -1} fixed,   σ(z) = max(z, 0),  σ'(0) = 0,
+    L(w) = (1/2n) Σ_i (f(x_i) - y_i)².
+
+Write β_j = X w_j ∈ ℝⁿ (pre-activations, the paper's "predictions"),
+D_j = diag(1{β_j > 0}) (activation pattern) and r = Σ_j s_j σ(β_j) - y
+(residual).  Then ∇_{w_j} L = (1/n) s_j Xᵀ D_j r: every gradient is a
+combination of the rows of X, with coefficients s_j D_j r / n, which is why
+GD can run in the dual (:mod:`~ibcore.relu.gd`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..validation import finite_array, positive_int
+
+__all__ = ["ACTIVATIONS", "default_signs", "validated_signs", "is_relu", "network_loss"]
+
+#: σ: ``"relu"`` (the model) or ``"identity"`` (linear regression, the prologue's control).
+ACTIVATIONS = ("relu", "identity")
+
+
+def default_signs(m) -> np.ndarray:
+    """Output signs s_j = (+1, -1, +1, -1, ...): (+1) for m = 1, (+1, -1) for m = 2.
+
+    The alternation for m > 2 is our convention; the paper's general-m
+    output layer was not available.
+    """
+    m = positive_int("m", m)
+    return np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+
+
+def validated_signs(signs, m) -> np.ndarray:
+    """``signs`` checked to be m entries of ±1, or :func:`default_signs` (m) for ``None``."""
+    if signs is None:
+        return default_signs(m)
+    signs = finite_array("signs", signs, shape=(m,))
+    if not np.all(np.abs(signs) == 1):
+        raise ValueError(f"signs must contain only +1 and -1, got {signs!r}")
+    return signs
+
+
+def is_relu(activation) -> bool:
+    """Check ``activation`` against :data:`ACTIVATIONS`; True for the ReLU."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+    return activation == "relu"
+
+
+def network_loss(beta, y, signs, activation="relu") -> float:
+    """L = (1/2n) Σ_i (Σ_j s_j σ(β_{j,i}) - y_i)² from the pre-activations β (shape (m, n)).
+
+    Parameters
+    ----------
+    beta : array of shape (m, n)
+        Pre-activations β_j = X w_j.
+    y : array of shape (n,)
+    signs : array of shape (m,)
+    activation : {"relu", "identity"}
+    """
+    relu = is_relu(activation)
+    h = np.maximum(beta, 0.0) if relu else beta
+    r = signs @ h - y
+    return float(r @ r) / (2 * y.size)

@@ -1,0 +1,239 @@
+r"""Trials of one neuron: the gap to w* (:func:`gap_trial`) and the activation pattern (:func:`pattern_trial`).
+
+A *trial* follows the book's protocol (CONTRIBUTING, "ibcore's design"):
+keyword-only parameters, ``rng=None``, arguments validated before anything is
+drawn, and a flat dict of numbers as the result, ready for
+:func:`ibcore.sweep.sweep`.  A trial only composes public ibcore functions, in
+an order a chapter can repeat by hand: labels first
+(:func:`~ibcore.relu.features.sample_labels`), then the data, then GD and the
+min-norm solution.
+
+Setup (science notes §7, our reconstruction of the paper's experiment):
+x_i = Σ^{1/2} z_i with spectrum λ, labels y_i ~ U[-1, 1], one neuron,
+w0 = b0·Xᵀ1/‖λ‖₁ (pre-activations ≈ b0), lr = c n / mean‖x_i‖², GD to
+convergence, then the relative gap ‖w_GD - w*‖/‖w*‖.  Every quantity is a
+function of K = X Xᵀ, so for large d the trials draw K directly
+(:func:`~ibcore.relu.gram.sample_gram`), at a cost independent of d for
+isotropic and spiked spectra.  The trials silence
+:class:`~ibcore.relu.iteration.InactivePositiveWarning` and count the examples
+concerned instead.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..validation import as_generator, nonnegative_float, positive_float, positive_int
+from .features import Spectrum, sample_features, sample_labels
+from .gd import gradient_descent, gradient_descent_gram
+from .gram import sample_gram
+from .initialisation import all_active_coef, all_active_init
+from .iteration import without_inactive_warning
+from .metrics import fit_statistics, fit_threshold, relative_gap, relative_gap_gram, run_statistics
+from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
+from .orthogonal import orthogonal_stabilisation_step
+from .stability import default_contraction, lr_from_contraction
+
+__all__ = ["gap_trial", "pattern_trial", "default_max_steps"]
+
+METHODS = ("auto", "gram", "features")
+DATA = ("gaussian", "orthogonal")
+
+# With "auto", sample K directly once X would hold more than this many entries.
+_AUTO_GRAM_ENTRIES = 2_000_000
+
+
+def default_max_steps(c, tol) -> int:
+    """A step budget that a converging run never reaches: max(10⁵, ⌈10 log(1/tol)/c⌉).
+
+    The iterates contract by about (1 - c) per step, so reaching ``tol``
+    takes about log(1/tol)/c steps; ten times that leaves room for the slow
+    modes of K.
+    """
+    c = positive_float("c", c)
+    tol = nonnegative_float("tol", tol)
+    if tol == 0:
+        return 100_000
+    return max(100_000, math.ceil(10 * math.log(1 / tol) / c))
+
+
+def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None, method="auto",
+              tol=1e-12, max_steps=None, rng=None) -> dict:
+    r"""One run of the gap experiment: one neuron from w0 = b0·Xᵀ1/‖λ‖₁, compared with w*.
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and feature dimension.
+    b0 : float
+        Initial pre-activation scale: β_i(0) ≈ b0 for every i.
+    c : float, optional
+        Per-example contraction, lr = c n / mean‖x_i‖².  Default
+        :func:`~ibcore.relu.stability.default_contraction`,
+        min(0.01, 0.2·√(n/R₀)) with R₀ = ‖λ‖₁²/‖λ‖₂², so that the O(c)
+        step-size floor c/√3 never dominates the gap.
+    spectrum : {"isotropic", "spiked", "power_law"}
+        Covariance profile (a name, so that it can be a sweep column).
+    spectrum_param : float, optional
+        Its parameter (see :meth:`~ibcore.relu.features.Spectrum.named`).
+    method : {"auto", "gram", "features"}
+        ``"gram"`` draws K with ``sample_gram`` and runs
+        ``gradient_descent_gram``; ``"features"`` draws X and runs the
+        X-based code; ``"auto"`` uses ``"gram"`` when n·d > 2·10⁶.
+    tol : float
+        Stopping tolerance of GD.
+    max_steps : int, optional
+        Step budget, default :func:`default_max_steps` (c, tol).
+    rng : None, int or numpy.random.Generator
+        Draws the labels (:func:`~ibcore.relu.features.sample_labels`), then
+        the data.
+
+    Returns
+    -------
+    dict of scalars
+        ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/‖λ‖₁),
+        ``gap_scaled_l2`` = gap/(√n ‖λ‖₂/‖λ‖₁) (the cross-talk scale
+        √(n/R₀); equal to ``gap_scaled`` for isotropic data), ``c_used``,
+        ``loss_excess`` = L(w_T) - L_min (> 0 when GD stalled),
+        ``inactive_at_init`` (positive-label examples with β_i(0) ≤ 0),
+        ``success`` (converged with every positive label fitted to
+        :func:`~ibcore.relu.metrics.fit_threshold`), and those of
+        :func:`~ibcore.relu.metrics.fit_statistics` and
+        :func:`~ibcore.relu.metrics.run_statistics`.
+    """
+    n = positive_int("n", n)
+    d = positive_int("d", d)
+    b0 = positive_float("b0", b0)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not isinstance(spectrum, str):
+        raise ValueError(f"spectrum must be a profile name here (a sweep column), got {spectrum!r}")
+    spec = Spectrum.named(spectrum, d, spectrum_param)
+    c = default_contraction(n, d, spectrum=spec) if c is None else positive_float("c", c)
+    tol = nonnegative_float("tol", tol)
+    max_steps = default_max_steps(c, tol) if max_steps is None else positive_int("max_steps", max_steps)
+    rng = as_generator(rng)
+    if method == "auto":
+        method = "gram" if n * d > _AUTO_GRAM_ENTRIES else "features"
+
+    y = sample_labels(n, rng=rng)
+    run = dict(tol=tol, max_steps=max_steps, record_every=None)
+    if method == "gram":
+        K = sample_gram(n, d, spectrum=spec, rng=rng)
+        alpha0 = all_active_coef(K, b0=b0, trace=spec.trace)
+        res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), **run)
+        star = min_norm_solution_gram(K, y)
+        gap = relative_gap_gram(K, res.coef, star.nu)
+        beta0 = K @ alpha0
+    else:
+        X = sample_features(n, d, spectrum=spec, rng=rng)
+        w0 = all_active_init(X, b0=b0, trace=spec.trace)
+        res = without_inactive_warning(gradient_descent, X, y, w0, lr=lr_from_contraction(c, X), **run)
+        star = min_norm_solution(X, y)
+        gap = relative_gap(res.w, star.w)
+        beta0 = X @ w0
+    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    return {
+        "gap": gap,
+        "gap_scaled": gap / np.sqrt(n / spec.trace),
+        "gap_scaled_l2": gap / (np.sqrt(n) * spec.norm2 / spec.trace),
+        "c_used": c,
+        "loss_excess": res.loss - star.loss,
+        "inactive_at_init": int(np.sum((y > 0) & (beta0 <= 0))),
+        "success": bool(res.success and fit["unfit"] == 0),
+        **fit,
+        **run_statistics(res),
+    }
+
+
+def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps=100_000, rng=None) -> dict:
+    """One neuron from the all-active start: the structure of w* and how GD's activation pattern settles.
+
+    The chapters on the setting and on one neuron measure, on one draw of
+    the data: how many negative-label constraints of the min-norm solution
+    w* are strictly inactive, how far the GD limit is from w* and from the
+    positive-subset least-squares solution w_PLS, and when the activation
+    pattern stops changing.
+
+    Setup (our reconstruction): labels y_i ~ U[-1, 1] (drawn first), then
+    K; w0 = b0·Xᵀ1/d, lr = c n / mean‖x‖², GD from the Gram matrix alone.
+    ``data="gaussian"`` draws K = X Xᵀ for isotropic Gaussian features
+    (:func:`~ibcore.relu.gram.sample_gram`); ``data="orthogonal"`` uses
+    K = d·I_n exactly, the Gram matrix of
+    :func:`~ibcore.relu.features.orthogonal_features` (the Boursier et al.
+    control).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and feature dimension (d ≥ n).
+    data : {"gaussian", "orthogonal"}
+    b0 : float
+        Initial pre-activation.
+    c : float
+        Per-example contraction (lr = c n / mean‖x‖²).
+    tol, max_steps : float, int
+        Passed to :func:`~ibcore.relu.gd.gradient_descent_gram`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict of scalars
+        ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/d),
+        ``gap_over_c`` = gap/c, ``gap_to_pls`` = ‖w_GD - w_PLS‖/‖w_PLS‖,
+        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖, ``strictly_inactive`` (fraction
+        of the negative-label constraints with x_i·w* < 0), ``pls_violations``
+        (fraction of negative labels with x_i·w_PLS > 0, where w_PLS is not a
+        global minimiser), ``pls_predicts_slack`` (w_PLS predicts ≤ 0 on
+        exactly the negatives that are slack at w*), ``negatives_exactly_zero``
+        (every y_i < 0 ends with σ(x_i·w_T) == 0.0 exactly),
+        ``positives_always_active`` (no y_i > 0 was ever inactive),
+        ``loss_excess`` (L(w_T) - L_min), ``orthogonal_stabilisation_step``
+        (:func:`~ibcore.relu.orthogonal.orthogonal_stabilisation_step` for
+        these labels), ``success`` (converged, every positive label fitted),
+        and those of :func:`~ibcore.relu.metrics.fit_statistics` and
+        :func:`~ibcore.relu.metrics.run_statistics`.
+    """
+    n = positive_int("n", n)
+    d = positive_int("d", d)
+    if d < n:
+        raise ValueError(f"d must be at least n for linearly independent examples, got n={n}, d={d}")
+    if data not in DATA:
+        raise ValueError(f"data must be one of {DATA}, got {data!r}")
+    b0 = positive_float("b0", b0)
+    c = positive_float("c", c)
+    tol = nonnegative_float("tol", tol)
+    max_steps = positive_int("max_steps", max_steps)
+    rng = as_generator(rng)
+
+    y = sample_labels(n, rng=rng)
+    K = sample_gram(n, d, rng=rng) if data == "gaussian" else float(d) * np.eye(n)
+    alpha0 = all_active_coef(K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
+    res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), tol=tol,
+                 max_steps=max_steps, record_every=None)
+    star = min_norm_solution_gram(K, y)
+    pls = positive_subset_least_squares_gram(K, y)
+    pos, neg = y > 0, y < 0
+    zero = 1e-9 * np.abs(y).max()  # "strictly" negative/positive, above rounding of the dual solve
+    slack = star.beta[neg] < -zero
+    gap = relative_gap_gram(K, res.coef, star.nu)
+    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    return {
+        "gap": gap,
+        "gap_scaled": gap / float(np.sqrt(n / d)),
+        "gap_over_c": gap / c,
+        "gap_to_pls": relative_gap_gram(K, res.coef, pls.nu),
+        "pls_to_star": relative_gap_gram(K, pls.nu, star.nu),
+        "strictly_inactive": float(np.mean(slack)) if neg.any() else 0.0,
+        "pls_violations": float(np.mean(pls.beta[neg] > zero)) if neg.any() else 0.0,
+        "pls_predicts_slack": bool(np.array_equal(pls.beta[neg] <= 0, slack)),
+        "negatives_exactly_zero": bool(np.all(np.maximum(res.beta[neg], 0.0) == 0.0)),
+        "positives_always_active": bool(np.all(res.beta[pos] > 0) and np.all(res.last_change[pos] == 0)
+                                        and np.all(K[pos] @ alpha0 > 0)),
+        "loss_excess": res.loss - star.loss,
+        "orthogonal_stabilisation_step": orthogonal_stabilisation_step(y, c, b0=b0),
+        "success": bool(res.success and fit["unfit"] == 0),
+        **fit,
+        **run_statistics(res),
+    }

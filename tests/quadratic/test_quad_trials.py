@@ -1,0 +1,122 @@
+"""The trials of Part II follow the book's protocol, and equal the computation they stand for."""
+import inspect
+
+import numpy as np
+import pytest
+
+import ibcore.quadratic as q
+from ibcore.sweep import summarise, sweep
+
+TRIALS = [q.ode_escape_time_trial, q.sgd_escape_time_trial, q.sgd_ode_gap_trial, q.sgd_frame_drift_trial]
+SMALL = {
+    q.ode_escape_time_trial: dict(p=3, p_star=2, N=1000),
+    q.sgd_escape_time_trial: dict(p=3, p_star=2, N=100, lr=0.3),
+    q.sgd_ode_gap_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=0.5),
+    q.sgd_frame_drift_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=2.0),
+}
+
+
+@pytest.mark.parametrize("trial", TRIALS, ids=lambda f: f.__name__)
+def test_protocol(trial):
+    """Keyword-only parameters, rng=None, a flat dict of numbers, the same numbers for the same seed."""
+    params = inspect.signature(trial).parameters.values()
+    assert all(v.kind is v.KEYWORD_ONLY for v in params)
+    assert inspect.signature(trial).parameters["rng"].default is None
+    record = trial(**SMALL[trial], rng=np.random.default_rng(0))
+    assert isinstance(record, dict) and record
+    assert all(isinstance(v, (int, float, bool)) for v in record.values()), record
+    assert trial(**SMALL[trial], rng=0) == trial(**SMALL[trial], rng=np.random.default_rng(0))
+    with pytest.raises(TypeError):
+        trial(*SMALL[trial].values())
+
+
+@pytest.mark.parametrize("trial,bad,name", [
+    (q.sgd_escape_time_trial, dict(lr=0.0), "lr"),          # once an OverflowError (1/lr before checks)
+    (q.sgd_escape_time_trial, dict(lr=100.0), "lr"),        # no plateau at this lr
+    (q.sgd_escape_time_trial, dict(N=0), "N"),
+    (q.sgd_escape_time_trial, dict(fraction=1.5), "fraction"),
+    (q.ode_escape_time_trial, dict(p=1), "p"),
+    (q.ode_escape_time_trial, dict(lr=-1.0), "lr"),
+    (q.ode_escape_time_trial, dict(t_max=0.0), "t_max"),
+    (q.ode_escape_time_trial, dict(q0=0.0), "q0"),
+    (q.sgd_ode_gap_trial, dict(lr=0.0), "lr"),
+    (q.sgd_ode_gap_trial, dict(t_max=-1.0), "t_max"),
+    (q.sgd_ode_gap_trial, dict(informative=-0.1), "informative"),
+    (q.sgd_ode_gap_trial, dict(n_records=0), "n_records"),
+    (q.sgd_frame_drift_trial, dict(p=1), "p"),
+    (q.sgd_frame_drift_trial, dict(t_max=0.0), "t_max"),
+    (q.sgd_frame_drift_trial, dict(lr=0.0), "lr"),
+])
+def test_bad_input_raises_before_any_draw(trial, bad, name):
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        trial(**{**SMALL[trial], **bad}, rng=rng)
+    assert rng.bit_generator.state == state, "the trial drew random numbers before validating"
+
+
+def test_ode_escape_time_trial_is_the_reduced_escape_time():
+    """The trial = initial_overlaps + reduced_escape_time, on the same generator."""
+    rng = np.random.default_rng(4)
+    Q0, R0, _ = q.initial_overlaps(4, 2, 10**5, rng=rng)
+    by_hand = q.reduced_escape_time(Q0, R0, t_max=2 * np.log(10**5) + 20)
+    record = q.ode_escape_time_trial(p=4, p_star=2, N=10**5, rng=np.random.default_rng(4))
+    assert record["t_esc"] == by_hand
+    assert record["s_max"] == pytest.approx(np.linalg.norm(R0 * np.sqrt(10**5), 2))
+    # with the lr^2 term the trial measures against the lifted plateau
+    lifted = q.ode_escape_time_trial(p=4, p_star=2, N=10**5, lr=0.4, rng=np.random.default_rng(4))
+    assert lifted["t_esc"] == q.reduced_escape_time(Q0, R0, lr=0.4, t_max=2 * np.log(10**5) + 20)
+
+
+def test_sgd_escape_time_trial_is_one_run_and_its_ode():
+    p, p_star, N, lr = 3, 2, 200, 0.3
+    rng = np.random.default_rng(8)
+    W0, W_star = q.random_init(p, p_star, N, rng=rng)
+    level = 0.5 * q.plateau_risk(p, p_star, lr=lr)
+    t_max = p_star * np.log(N) + 10
+    run = q.sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=N // 10, stop_below=level)
+    ode = q.integrate_odes(*q.overlaps(W0, W_star), lr=lr, t_max=t_max, grid="linear",
+                           n_points=int(20 * t_max) + 1)
+    record = q.sgd_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(8))
+    assert record == {"t_esc_sgd": run.escape_time(), "t_esc_ode": ode.escape_time()}
+    assert run.success and 0.2 < record["t_esc_sgd"] < 5 and 0.2 < record["t_esc_ode"] < 5
+
+
+def test_sgd_ode_gap_trial_is_the_comparison():
+    kw = dict(p=3, p_star=2, N=150, lr=0.3, t_max=0.8)
+    c = q.sgd_ode_comparison(**kw, rng=np.random.default_rng(2))
+    record = q.sgd_ode_gap_trial(**kw, rng=np.random.default_rng(2))
+    assert record["gap"] == np.max(np.abs(c.ode.risk - c.sgd.risk))
+    assert record["gap_gradient_flow"] == np.max(np.abs(c.gradient_flow.risk - c.sgd.risk))
+    assert record["rms_gap"] < record["gap"] and record["risk_start"] == c.sgd.risk[0]
+
+
+def test_sgd_frame_drift_trial_is_the_drift_of_one_run():
+    """The trial's numbers, recomputed from the same SGD run by hand."""
+    p, p_star, N, lr = 3, 2, 200, 0.15
+    rng = np.random.default_rng(0)
+    W0, W_star = q.random_init(p, p_star, N, informative=0.6, rng=rng)
+    run = q.sgd_one_pass(W0, W_star, lr=lr, t_max=2.0, rng=rng, record_every=N // 10)
+    S = q.conserved_frame(run.R)
+    drift = np.linalg.norm(S - S[-1], axis=(1, 2))
+    k = np.searchsorted(run.t, run.escape_time())        # first record at or after the escape
+    rec = q.sgd_frame_drift_trial(p=p, p_star=p_star, N=N, lr=lr, t_max=2.0, informative=0.6,
+                                  rng=np.random.default_rng(0))
+    assert rec["drift_start"] == drift[0] and rec["drift_escape"] == drift[k]
+    assert rec["drift_after"] == drift[k:].max() and rec["risk_end"] == run.risk[-1]
+    # an O(1) overlap: no plateau, an early escape, S moves by O(N^-1/2) only, and the run converges
+    assert rec["t_esc"] < 1.0 and rec["drift_start"] < 0.25 and rec["drift_after"] < 0.1
+    assert rec["risk_end"] < 0.05
+
+
+def test_sgd_frame_drift_random_start_moves_the_frame_before_escape():
+    table = sweep(q.sgd_frame_drift_trial, {"N": [200]}, fixed=dict(p=3, p_star=2, lr=0.15, t_max=3.0),
+                  trials=6, seed=0, n_jobs=1, cache=False, progress=False)
+    assert table.shape == (6,)
+    assert set(table.dtype.names) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}
+    assert np.all(np.isfinite(table["t_esc"]))
+    # the frame is scrambled on the plateau, not after the escape (notes §5, §9.13)
+    assert np.mean(table["drift_start"]) > 3 * np.mean(table["drift_after"])
+    assert np.all(table["drift_after"] < 0.2)
+    mean = summarise(table, (), "drift_start", stat="mean")
+    assert mean["count"][0] == 6 and mean["mean"][0] == pytest.approx(table["drift_start"].mean())
