@@ -28,10 +28,6 @@ KNOWN = {
     "book/relu/03_gap.md": ["spiked (one spike"],                         # explorer frame
     "book/relu/04_two_neurons.md": ["$b_0$ = 1, d = "],                   # explorer frames
     "book/relu/06_bad_init.md": ["two positives off", "tiny (b = 1e-3)"],  # explorer frames
-    "book/quadratic/03_escape.md": ["p* = 4, p = "],                      # explorer frames
-    # issue 15 names the right panel of the SGD figure (being fixed on the Part II branch)
-    "book/quadratic/04_manifold.md": ["Paths of $R$", "SGD, N = 1000", "The frame moves", "Frame drift"],
-    "book/quadratic/05_landscape.md": ["zero weights"],                   # Hessian spectra
 }
 
 
