@@ -22,12 +22,6 @@ CHAPTERS = [p.relative_to(ROOT).as_posix() for p in nbtools.chapters()]
 # edit: chapter -> axes titles (substrings). A known overlap makes its test xfail, and the test
 # passes once the chapter's legends move; any other overlap fails. Delete an entry once fixed.
 KNOWN = {
-    "book/prologue/linear_min_norm.md": ["GD on least squares"],          # explorer frames
-    "book/relu/01_setting.md": ["gaussian, n=20"],                        # explorer frames
-    "book/relu/02_one_neuron.md": ["their dual coefficients freeze"],
-    "book/relu/03_gap.md": ["spiked (one spike"],                         # explorer frame
-    "book/relu/04_two_neurons.md": ["$b_0$ = 1, d = "],                   # explorer frames
-    "book/relu/06_bad_init.md": ["two positives off", "tiny (b = 1e-3)"],  # explorer frames
     "book/quadratic/03_escape.md": ["p* = 4, p = "],                      # explorer frames
     # issue 15 names the right panel of the SGD figure (being fixed on the Part II branch)
     "book/quadratic/04_manifold.md": ["Paths of $R$", "SGD, N = 1000", "The frame moves", "Frame drift"],
