@@ -128,6 +128,18 @@ def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner()
     plt.close("all")
 
 
+@pytest.mark.parametrize("loc", ["center", "upper left", "lower right"])
+def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc):
+    import io
+
+    plotting.use_house_style()
+    fresh = plotting.legend_overlaps(_legend_figure(loc))
+    fig = _legend_figure(loc)
+    fig.savefig(io.BytesIO(), format="png", dpi=80)  # what an explorer frame does first
+    assert plotting.legend_overlaps(fig, drawn=True) == fresh
+    plt.close("all")
+
+
 @pytest.mark.parametrize("where", ["right", "below"])
 def test_legend_outside_clears_the_data_and_the_axis_labels(where):
     plotting.use_house_style()
