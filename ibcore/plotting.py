@@ -96,8 +96,9 @@ def _check_displayed_figures(shell) -> None:
         return
 
     def checked(fig, *args, **kwargs):
-        report_figure(fig)
-        return show(fig, *args, **kwargs)
+        image = show(fig, *args, **kwargs)
+        report_figure(fig, drawn=True)  # laid out by the PNG just made
+        return image
 
     checked._ib_checked = True
     png.for_type(Figure, checked)

@@ -128,14 +128,20 @@ def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner()
     plt.close("all")
 
 
-@pytest.mark.parametrize("loc", ["center", "upper left", "lower right"])
-def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc):
+@pytest.mark.parametrize("loc", ["center", "upper left", "lower right", "best"])
+@pytest.mark.parametrize("inline", [False, True])
+def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc, inline):
     import io
+
+    from IPython.core.pylabtools import print_figure
 
     plotting.use_house_style()
     fresh = plotting.legend_overlaps(_legend_figure(loc))
     fig = _legend_figure(loc)
-    fig.savefig(io.BytesIO(), format="png", dpi=80)  # what an explorer frame does first
+    if inline:  # what IPython does to display a figure (retina PNG, tight bounding box)
+        print_figure(fig, "png", bbox_inches="tight", base64=False, dpi=200)
+    else:  # what an explorer frame does
+        fig.savefig(io.BytesIO(), format="png", dpi=80)
     assert plotting.legend_overlaps(fig, drawn=True) == fresh
     plt.close("all")
 
