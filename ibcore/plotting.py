@@ -11,7 +11,8 @@ Every chapter calls :func:`use_house_style` once. The style
 * renders inline figures at double resolution ("retina" PNG), crisp on
   high-density screens without the weight of an SVG of many points.
 
-:func:`legend_overlaps` finds legends drawn over plotted data. When the
+:func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
+under the figure; :func:`legend_overlaps` finds legends drawn over plotted data. When the
 environment variable ``IBCORE_FIGURE_REPORT`` names a file (``make test`` sets it
 while nbval executes the chapters), every figure a chapter displays is checked and
 each overlap is appended to that file as a JSON line; ``tests/test_figures.py``
@@ -26,8 +27,8 @@ import matplotlib as mpl
 import numpy as np
 from cycler import cycler
 
-__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "fit_loglog_slope", "legend_overlaps",
-           "report_figure"]
+__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "fit_loglog_slope", "legend_outside",
+           "legend_overlaps", "report_figure"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
 PALETTE = {
@@ -95,14 +96,45 @@ def _check_displayed_figures(shell) -> None:
         return
 
     def checked(fig, *args, **kwargs):
-        report_figure(fig)
-        return show(fig, *args, **kwargs)
+        image = show(fig, *args, **kwargs)
+        report_figure(fig, drawn=True)  # laid out by the PNG just made
+        return image
 
     checked._ib_checked = True
     png.for_type(Figure, checked)
 
 
-# ------------------------------------------------------------------ legend overlaps
+# ------------------------------------------------------------------ legends
+
+
+def legend_outside(ax, where: str = "right", **kwargs):
+    """Draw the legend of ``ax`` outside its plotting area, where no data can be.
+
+    Use it when no corner of the axes stays clear of the data, as in an explorer whose
+    curves move with the sliders. The house style's constrained layout makes room.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The axes whose labelled artists the legend lists.
+    where : {"right", "below"}
+        ``"right"``: beside the axes, aligned with its top (the axes get narrower).
+        ``"below"``: under the whole figure, centred, the entries in rows of up to
+        four (a figure legend, below every axes' labels; for the last row of panels).
+    **kwargs
+        Passed on to :meth:`~matplotlib.axes.Axes.legend` (``fontsize``, ``ncols``, ...).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    if where == "right":
+        return ax.legend(**{"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0, **kwargs})
+    if where == "below":
+        handles, labels = ax.get_legend_handles_labels()
+        kwargs.setdefault("ncols", max(1, min(len(handles), 4)))
+        return ax.figure.legend(handles, labels, loc="outside lower center", **kwargs)
+    raise ValueError(f"where must be 'right' or 'below', got {where!r}")
 
 
 def _segments_hit_box(points: np.ndarray, box: tuple[float, float, float, float]) -> bool:
@@ -138,18 +170,21 @@ def _artist_name(artist) -> str:
     return label if label and not label.startswith("_") else type(artist).__name__
 
 
-def legend_overlaps(fig, *, pad: float = 2.0) -> list[dict]:
+def legend_overlaps(fig, *, pad: float = 2.0, drawn: bool = False) -> list[dict]:
     """Legends of ``fig`` drawn over plotted data (lines, markers, scatter points).
 
     Each legend's box (in display pixels, shrunk by ``pad``) is compared with every
     visible line and marker of every axes, clipped to its axes as drawn; filled areas
     and images are not data a legend can hide. Returns one record per legend that
     covers something: the axes' title and labels, and the names of what it covers.
+    ``drawn=True`` says that ``fig`` has just been drawn (saved) as it is, so that its
+    layout is final and the check need not lay it out again (half the cost of a frame).
     """
     from matplotlib.collections import LineCollection, PathCollection
     from matplotlib.lines import Line2D
 
-    fig.canvas.draw()  # lay out, so that the legends have their final place
+    if not drawn:
+        fig.draw_without_rendering()  # lay out (legends take their final place) without rasterising
     renderer = fig.canvas.get_renderer()
     legends = [(ax, ax.get_legend()) for ax in fig.axes if ax.get_legend() is not None]
     legends += [(None, leg) for leg in fig.legends]
@@ -194,14 +229,14 @@ def legend_overlaps(fig, *, pad: float = 2.0) -> list[dict]:
     return found
 
 
-def report_figure(fig) -> list[dict]:
+def report_figure(fig, *, drawn: bool = False) -> list[dict]:
     """Check ``fig`` with :func:`legend_overlaps`; append what it finds to ``$IBCORE_FIGURE_REPORT``.
 
     Each JSON line also names the notebook (``$IBCORE_NOTEBOOK``, set by the book's nbval
     plugin). Without the variable, nothing is written.
     """
     path = os.environ.get("IBCORE_FIGURE_REPORT")
-    found = legend_overlaps(fig)
+    found = legend_overlaps(fig, drawn=drawn)
     if path:
         record = {"notebook": os.environ.get("IBCORE_NOTEBOOK", os.getcwd()), "overlaps": found}
         with open(path, "a", encoding="utf-8") as fh:

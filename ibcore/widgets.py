@@ -59,12 +59,12 @@ def _value_text(v) -> str:
 def _figure_png(fig, dpi: int) -> bytes:
     import matplotlib.pyplot as plt
 
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
         from ibcore.plotting import report_figure
 
-        report_figure(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+        report_figure(fig, drawn=True)  # laid out by savefig: no second layout pass
     plt.close(fig)
     return buf.getvalue()
 

@@ -18,17 +18,6 @@ from tools import notebooks as nbtools
 
 ROOT = nbtools.ROOT
 CHAPTERS = [p.relative_to(ROOT).as_posix() for p in nbtools.chapters()]
-# Overlaps this check found when it was written (2026-12-01), in chapters that other branches
-# edit: chapter -> axes titles (substrings). A known overlap makes its test xfail, and the test
-# passes once the chapter's legends move; any other overlap fails. Delete an entry once fixed.
-KNOWN = {
-    "book/prologue/linear_min_norm.md": ["GD on least squares"],          # explorer frames
-    "book/relu/01_setting.md": ["gaussian, n=20"],                        # explorer frames
-    "book/relu/02_one_neuron.md": ["their dual coefficients freeze"],
-    "book/relu/03_gap.md": ["spiked (one spike"],                         # explorer frame
-    "book/relu/04_two_neurons.md": ["$b_0$ = 1, d = "],                   # explorer frames
-    "book/relu/06_bad_init.md": ["two positives off", "tiny (b = 1e-3)"],  # explorer frames
-}
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +43,6 @@ def describe(overlap: dict) -> str:
 def test_no_legend_covers_plotted_data(report, chapter):
     records = report.get(chapter, [])
     assert records, f"{chapter}: no figure was checked (does it call use_house_style()?)"
-    overlaps = [o for r in records for o in r["overlaps"]]
-    known = KNOWN.get(chapter, [])
-    new = [describe(o) for o in overlaps if not any(k in o["axes"] for k in known)]
-    assert not new, f"{chapter}: move these legends off the data (loc=..., or outside the axes):\n" + "\n".join(new)
-    if overlaps:
-        pytest.xfail(f"{len(overlaps)} known overlaps, e.g. {describe(overlaps[0])}")
+    overlaps = [describe(o) for r in records for o in r["overlaps"]]
+    assert not overlaps, (f"{chapter}: move these legends off the data (loc=..., or "
+                          "ibcore.plotting.legend_outside):\n" + "\n".join(overlaps))

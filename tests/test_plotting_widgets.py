@@ -128,6 +128,46 @@ def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner()
     plt.close("all")
 
 
+@pytest.mark.parametrize("loc", ["center", "upper left", "lower right", "best"])
+@pytest.mark.parametrize("inline", [False, True])
+def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc, inline):
+    import io
+
+    from IPython.core.pylabtools import print_figure
+
+    plotting.use_house_style()
+    fresh = plotting.legend_overlaps(_legend_figure(loc))
+    fig = _legend_figure(loc)
+    if inline:  # what IPython does to display a figure (retina PNG, tight bounding box)
+        print_figure(fig, "png", bbox_inches="tight", base64=False, dpi=200)
+    else:  # what an explorer frame does
+        fig.savefig(io.BytesIO(), format="png", dpi=80)
+    assert plotting.legend_overlaps(fig, drawn=True) == fresh
+    plt.close("all")
+
+
+@pytest.mark.parametrize("where", ["right", "below"])
+def test_legend_outside_clears_the_data_and_the_axis_labels(where):
+    plotting.use_house_style()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x, label="rising")
+    ax.plot(x, 1 - x, label="falling")          # together, no corner of the axes is clear
+    ax.set_xlabel("x")
+    legend = plotting.legend_outside(ax, where, fontsize=8)
+    assert plotting.legend_overlaps(fig) == []
+    renderer = fig.canvas.get_renderer()
+    box, axes_box = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+    if where == "right":
+        assert box.x0 >= axes_box.x1 and legend in ax.get_children()
+    else:
+        assert box.y1 <= ax.xaxis.label.get_window_extent(renderer).y0 and legend in fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["rising", "falling"]
+    with pytest.raises(ValueError, match="where"):
+        plotting.legend_outside(ax, "inside")
+    plt.close("all")
+
+
 def test_report_figure_appends_one_json_line_per_figure(tmp_path, monkeypatch):
     report = tmp_path / "figures.jsonl"
     monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
