@@ -47,6 +47,14 @@ quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "fai
 # the longest stages first (the site checks, the PDFs), so that the run ends on short ones
 TEST_STAGES := chapters site-check student-check pdf-check unit
 
+# `make test` runs the quick set-up targets (vendor, chromium) before the stages and then
+# leaves them out of the graph (SET_UP=done): otherwise, while one runs in a slot, make
+# hands the other slot to a stage that needs only .venv (unit, launch), and the two
+# executions of the chapters, the longest path, start minutes late. Alone, a target sets
+# itself up as before.
+VENDOR   := $(if $(SET_UP),,vendor)
+CHROMIUM := $(if $(SET_UP),,chromium)
+
 .PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
         student-check pdf-check chromium vendor notebooks bench clean homework homework-check
 
@@ -87,7 +95,7 @@ chromium: $(STAMP)
 	@$(BIN)/python -m tools.vendor --tests
 
 # ---------------------------------------------------------------- builds
-site: vendor
+site: $(VENDOR)
 	@$(call run,site,the book with every chapter executed into _build/html (minutes; seconds when cached),\
 	  $(BIN)/python -m tools.build_book)
 
@@ -102,11 +110,11 @@ student: site
 	  && rm -rf _build/student && mv _build/student_build/html _build/student)
 
 # the print editions, printed from the built sites by Debian's chromium
-pdf: site chromium
+pdf: site $(CHROMIUM)
 	@$(call run,pdf,the instructor edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
 
-pdf-student: student chromium
+pdf-student: student $(CHROMIUM)
 	@$(call run,pdf-student,the student edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf student _build/student _build/pdf)
 
@@ -117,7 +125,8 @@ notebooks: $(STAMP)
 # two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) test-stages \
+	$(MAKE) --no-print-directory vendor chromium \
+	  && $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) SET_UP=done test-stages \
 	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
 
 unit: $(STAMP)
@@ -131,7 +140,7 @@ unit: $(STAMP)
 # each chapter (tests/nbval_myst.py), so `nbval` alone needs a build running or done.
 chapters: site nbval
 
-nbval: vendor
+nbval: $(VENDOR)
 	@$(call run,chapters,every chapter executed again by nbval (alongside the build) and compared with it,\
 	  rm -rf _build/nbval-sweep-cache _build/figures.jsonl \
 	  && IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
@@ -140,11 +149,11 @@ nbval: vendor
 # the built sites and PDFs: HTML, headless Chromium, accessibility (axe-core), print
 SITE_TESTS := IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
 
-site-check: site chromium
+site-check: site $(CHROMIUM)
 	@$(call run,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student")
 
-student-check: site student chromium
+student-check: site student $(CHROMIUM)
 	@$(call run,student-check,the student site: no solutions; accessibility in both themes,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student")
 
