@@ -37,9 +37,14 @@ export IBCORE_STATIC_WIDGETS := 1
 export IBCORE_PROGRESS := 0
 
 # `run NAME, WHAT, COMMANDS`: a stage. It says what it does, prefixes every line of its output
-# with [NAME] (stages run side by side), and ends with its duration. No commas in COMMANDS.
-run = { echo "==> $(2)"; start=$$(date +%s); { $(3); } && echo "<== done in $$(( $$(date +%s) - start )) s"; } \
+# with [NAME] (stages run side by side), and ends with its duration and the CPU time (user +
+# system) of its commands, which a busy machine inflates less. No commas in COMMANDS.
+run = { echo "==> $(2)"; start=$$(date +%s); t=$$(mktemp); { $(3); } && times > $$t \
+      && echo "<== done in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; s=$$?; rm -f $$t; exit $$s; } \
       2>&1 | sed -u 's/^/[$(1)] /'
+# `cpu FILE`: the user + system time of a shell's children, from the output of `times` in FILE
+cpu = awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($$i, p, "m"); s[i] = p[1] * 60 + p[2] } \
+      printf "%.0f s of CPU", s[1] + s[2] }' $(1)
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
@@ -124,10 +129,12 @@ notebooks: $(STAMP)
 # ---------------------------------------------------------------- tests
 # two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
-	@start=$$(date +%s); \
+	@start=$$(date +%s); t=$$(mktemp); \
 	$(MAKE) --no-print-directory vendor chromium \
 	  && $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) SET_UP=done test-stages \
-	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
+	  && times > $$t \
+	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; \
+	s=$$?; rm -f $$t; exit $$s
 
 unit: $(STAMP)
 	@$(call run,unit,ibcore's unit tests; the book's structure; generated notebooks in sync,\
