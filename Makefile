@@ -212,5 +212,13 @@ launch-colab: $(STAMP)
 	@$(call run,launch-colab,the prologue and one chapter per part in a Colab-like venv,\
 	  $(BIN)/python -m tests.launch.colab_env build $(COLAB_VENV) && $(LAUNCH_TEST) -q tests/launch/test_colab.py)
 
+# Under make test, the stages that need only .venv wait for the build: make -j queues a
+# runnable job it has no slot for and starts it before anything it finds runnable later, so
+# unit and launch would otherwise take the slots freed by the build, ahead of the longer
+# checks of the site (measured: the site checks then ran last, side by side).
+ifdef SET_UP
+unit _build/launch/pins.ok launch-colab: | site
+endif
+
 # last, so that it sees every stage appended to TEST_STAGES above (prerequisites expand when read)
 test-stages: $(TEST_STAGES)
