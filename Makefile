@@ -38,7 +38,10 @@ export IBCORE_PROGRESS := 0
 
 # `run NAME, WHAT, COMMANDS`: a stage. It says what it does, prefixes every line of its output
 # with [NAME] (stages run side by side), and ends with its duration and the CPU time (user +
-# system) of its commands, which a busy machine inflates less. No commas in COMMANDS.
+# system) of its commands, which a busy machine inflates less. That CPU time counts the
+# processes the stage waited for: not Chromium's renderers, which outlive their parent when
+# the browser closes, so it is far below the truth for the browser and PDF stages. No commas
+# in COMMANDS.
 run = { echo "==> $(2)"; start=$$(date +%s); t=$$(mktemp); { $(3); } && times > $$t \
       && echo "<== done in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; s=$$?; rm -f $$t; exit $$s; } \
       2>&1 | sed -u 's/^/[$(1)] /'
