@@ -37,14 +37,31 @@ export IBCORE_STATIC_WIDGETS := 1
 export IBCORE_PROGRESS := 0
 
 # `run NAME, WHAT, COMMANDS`: a stage. It says what it does, prefixes every line of its output
-# with [NAME] (stages run side by side), and ends with its duration. No commas in COMMANDS.
-run = { echo "==> $(2)"; start=$$(date +%s); { $(3); } && echo "<== done in $$(( $$(date +%s) - start )) s"; } \
+# with [NAME] (stages run side by side), and ends with its duration and the CPU time (user +
+# system) of its commands, which a busy machine inflates less. That CPU time counts the
+# processes the stage waited for: not Chromium's renderers, which outlive their parent when
+# the browser closes, so it is far below the truth for the browser and PDF stages. No commas
+# in COMMANDS.
+run = { echo "==> $(2)"; start=$$(date +%s); t=$$(mktemp); { $(3); } && times > $$t \
+      && echo "<== done in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; s=$$?; rm -f $$t; exit $$s; } \
       2>&1 | sed -u 's/^/[$(1)] /'
+# `cpu FILE`: the user + system time of a shell's children, from the output of `times` in FILE
+cpu = awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($$i, p, "m"); s[i] = p[1] * 60 + p[2] } \
+      printf "%.0f s of CPU", s[1] + s[2] }' $(1)
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
-# order: the long executions first, then what unlocks the most (student before the checks)
-TEST_STAGES := chapters unit pdf-check student-check site-check
+# order, for two at a time: the two executions of the chapters (which need the build), then
+# the longest stages first (the site checks, the PDFs), so that the run ends on short ones
+TEST_STAGES := chapters site-check student-check pdf-check unit
+
+# `make test` runs the quick set-up targets (vendor, chromium) before the stages and then
+# leaves them out of the graph (SET_UP=done): otherwise, while one runs in a slot, make
+# hands the other slot to a stage that needs only .venv (unit, launch), and the two
+# executions of the chapters, the longest path, start minutes late. Alone, a target sets
+# itself up as before.
+VENDOR   := $(if $(SET_UP),,vendor)
+CHROMIUM := $(if $(SET_UP),,chromium)
 
 .PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
         student-check pdf-check chromium vendor notebooks bench clean homework homework-check
@@ -86,7 +103,7 @@ chromium: $(STAMP)
 	@$(BIN)/python -m tools.vendor --tests
 
 # ---------------------------------------------------------------- builds
-site: vendor
+site: $(VENDOR)
 	@$(call run,site,the book with every chapter executed into _build/html (minutes; seconds when cached),\
 	  $(BIN)/python -m tools.build_book)
 
@@ -101,11 +118,11 @@ student: site
 	  && rm -rf _build/student && mv _build/student_build/html _build/student)
 
 # the print editions, printed from the built sites by Debian's chromium
-pdf: site chromium
+pdf: site $(CHROMIUM)
 	@$(call run,pdf,the instructor edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
 
-pdf-student: student chromium
+pdf-student: student $(CHROMIUM)
 	@$(call run,pdf-student,the student edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf student _build/student _build/pdf)
 
@@ -115,13 +132,16 @@ notebooks: $(STAMP)
 # ---------------------------------------------------------------- tests
 # two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
-	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) test-stages \
-	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s"
+	@start=$$(date +%s); t=$$(mktemp); \
+	$(MAKE) --no-print-directory vendor chromium \
+	  && $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) SET_UP=done test-stages \
+	  && times > $$t \
+	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; \
+	s=$$?; rm -f $$t; exit $$s
 
 unit: $(STAMP)
-	@$(call run,unit,generated notebooks in sync; ibcore's unit tests; the book's structure,\
-	  $(BIN)/python -m tools.notebooks check && $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py)
+	@$(call run,unit,ibcore's unit tests; the book's structure; generated notebooks in sync,\
+	  $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py)
 
 # every chapter through nbval, compared with the build's execution (same numbers twice);
 # with an empty sweep cache, so that the second execution recomputes every trial; every
@@ -130,7 +150,7 @@ unit: $(STAMP)
 # each chapter (tests/nbval_myst.py), so `nbval` alone needs a build running or done.
 chapters: site nbval
 
-nbval: vendor
+nbval: $(VENDOR)
 	@$(call run,chapters,every chapter executed again by nbval (alongside the build) and compared with it,\
 	  rm -rf _build/nbval-sweep-cache _build/figures.jsonl \
 	  && IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
@@ -139,11 +159,11 @@ nbval: vendor
 # the built sites and PDFs: HTML, headless Chromium, accessibility (axe-core), print
 SITE_TESTS := IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
 
-site-check: site chromium
+site-check: site $(CHROMIUM)
 	@$(call run,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student")
 
-student-check: site student chromium
+student-check: site student $(CHROMIUM)
 	@$(call run,student-check,the student site: no solutions; accessibility in both themes,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student")
 
@@ -194,6 +214,14 @@ _build/launch/pins.ok: $(STAMP) requirements.txt requirements-dev.txt pyproject.
 launch-colab: $(STAMP)
 	@$(call run,launch-colab,the prologue and one chapter per part in a Colab-like venv,\
 	  $(BIN)/python -m tests.launch.colab_env build $(COLAB_VENV) && $(LAUNCH_TEST) -q tests/launch/test_colab.py)
+
+# Under make test, the stages that need only .venv wait for the build: make -j queues a
+# runnable job it has no slot for and starts it before anything it finds runnable later, so
+# unit and launch would otherwise take the slots freed by the build, ahead of the longer
+# checks of the site (measured: the site checks then ran last, side by side).
+ifdef SET_UP
+unit _build/launch/pins.ok launch-colab: | site
+endif
 
 # last, so that it sees every stage appended to TEST_STAGES above (prerequisites expand when read)
 test-stages: $(TEST_STAGES)

@@ -6,10 +6,12 @@ Installing ibcore where it is missing (Colab) is tested in a Colab-like environm
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -30,14 +32,24 @@ def setup_cell(md, edition):
     return next(c for c in nb.cells if c.cell_type == "code")
 
 
+@functools.cache
+def run_in_a_fresh_kernel(source: str, folder: Path) -> tuple:
+    """The outputs of ``source`` run alone in a fresh kernel started in ``folder``.
+
+    The set-up cell is the same text in every notebook: a kernel runs each distinct
+    (text, folder) once, and every notebook's test checks that run's outputs.
+    """
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    return tuple(nb.cells[0].outputs)
+
+
 @pytest.mark.parametrize("md, edition", CASES, ids=IDS)
 def test_setup_cell_runs_in_a_fresh_kernel(md, edition):
-    nb = nbformat.v4.new_notebook(cells=[setup_cell(md, edition)])
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(md.parent)}}).execute()
-    text = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
+    outputs = run_in_a_fresh_kernel(setup_cell(md, edition).source, md.parent)
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert text.strip() == f"ibcore {ibcore.__version__}"
-    assert not any(o.output_type == "error" for o in nb.cells[0].outputs)
+    assert not any(o.output_type == "error" for o in outputs)
 
 
 # ------------------------------------------------------------------ one Python range

@@ -39,14 +39,24 @@ def chromium_executable() -> str | None:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    requests: list[tuple[str, int]] | None = None
+
     def log_message(self, *args):  # no access log in the test output
         pass
 
+    def send_response(self, code, message=None):
+        if self.requests is not None:
+            self.requests.append((self.path, code))
+        super().send_response(code, message)
+
 
 @contextlib.contextmanager
-def serve(folder: Path):
-    """Serve ``folder`` on a free loopback port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
+def serve(folder: Path, *, record: list[tuple[str, int]] | None = None):
+    """Serve ``folder`` on a free loopback port; yields the base URL.
+
+    ``record``, a list, receives ``(path, status)`` of every request (the tests look for 404s).
+    """
+    handler = functools.partial(type("Handler", (_QuietHandler,), {"requests": record}), directory=str(folder))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

@@ -15,6 +15,12 @@ import pytest
 from tools import homework as hw
 
 SETS = hw.sources()
+
+
+def pytest_configure(config):
+    # otter imports ipylab, whose traits are declared with types (traitlets deprecates it): benign
+    config.addinivalue_line("filterwarnings",
+                            "ignore:Traits should be given as instances, not types:DeprecationWarning")
 IDS = [p.stem for p in SETS]
 
 

@@ -4,6 +4,12 @@
 builds the venv from it, checks that it holds exactly those versions, and refreshes the
 list from a new Colab ``pip-freeze.txt``.
 
+A pristine copy of the venv is kept in the cache (``$IBCORE_CACHE/colab-venv``, default
+``~/.cache/ibcore``), keyed on the content of ``colab-versions.txt`` and the interpreter: a
+fresh clone gets its venv as hard links to that copy in seconds instead of a minute of pip.
+The copy is private all the same: pip and Python only ever unlink or atomically replace
+files, never write into them, and the few files that name the venv's folder are rewritten.
+
 Usage (the Makefile's ``launch-colab`` target runs ``build``)::
 
     python -m tests.launch.colab_env build .venv-colab
@@ -12,7 +18,10 @@ Usage (the Makefile's ``launch-colab`` target runs ``build``)::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import glob
+import hashlib
 import json
 import os
 import re
@@ -30,6 +39,11 @@ _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>\S+)\s*$"
 _DIRECTIVE = re.compile(r"^#\s*(?P<key>python|roots):\s*(?P<value>.+?)\s*$")
 # the book's own package, which the notebooks' set-up cell adds and each test removes again
 OURS = "ibcore"
+CACHE = Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore")) / "colab-venv"
+# bump when the way the venv is built changes: it is part of the cache key
+CACHE_FORMAT = "1"
+# pip's warning about the machine's extra package index folders that do not exist: benign
+_BENIGN = re.compile(r"^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$")
 
 
 def read_versions(path: Path = VERSIONS) -> tuple[str, list[str], dict[str, str]]:
@@ -96,7 +110,12 @@ def differences(have: dict[str, str], want: dict[str, str]) -> list[str]:
 
 
 def _pip(python: Path, *args: str) -> None:
-    subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args], check=True)
+    run = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args],
+                         capture_output=True, text=True)
+    said = [line for line in (run.stdout + run.stderr).splitlines() if not _BENIGN.match(line)]
+    if said:
+        print("\n".join(said), file=sys.stderr)
+    run.check_returncode()
 
 
 def _create(venv_dir: Path, pins: dict[str, str], interpreter: str, requirements: Path) -> None:
@@ -107,11 +126,62 @@ def _create(venv_dir: Path, pins: dict[str, str], interpreter: str, requirements
     _pip(python, "install", "--quiet", "--only-binary=:all:", "-r", str(requirements))
 
 
-def build(venv_dir: Path, versions: Path = VERSIONS) -> Path:
+def cache_key(versions: Path, interpreter: str) -> str:
+    """What the venv is made of: the versions file, the interpreter and its version, the recipe."""
+    h = hashlib.sha256(Path(versions).read_bytes())
+    h.update(f"{os.path.realpath(interpreter)} {_python_version(interpreter)} {CACHE_FORMAT}".encode())
+    return h.hexdigest()[:16]
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # another checkout may build or copy the same venv
+        yield
+
+
+def _relocate(src: Path, dest: Path) -> None:
+    """Point the copied venv's scripts and configuration at ``dest`` (new files, not the links')."""
+    old, new = str(src).encode(), str(dest).encode()
+    for path in [dest / "pyvenv.cfg", *(dest / "bin").iterdir()]:
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if old in data:
+            mode = path.stat().st_mode
+            path.unlink()
+            path.write_bytes(data.replace(old, new))
+            path.chmod(mode)
+
+
+def _from_cache(venv_dir: Path, pins: dict[str, str], interpreter: str, versions: Path,
+                cache: Path = CACHE) -> None:
+    """Make ``venv_dir`` a copy of the cached venv for ``versions``, building that once."""
+    pristine = (cache / cache_key(versions, interpreter)).resolve()
+    done = pristine / ".complete"
+    with _locked(cache / f"{pristine.name}.lock"):
+        if not done.exists():
+            _create(pristine, pins, interpreter, versions)
+            wrong = differences(installed(pristine / "bin" / "python"), pins)
+            if wrong:
+                raise RuntimeError(f"{pristine} does not hold {versions.name}:\n" + "\n".join(wrong))
+            done.write_text(f"{versions.name}, {interpreter}\n")
+        shutil.rmtree(venv_dir, ignore_errors=True)
+        linked = subprocess.run(["cp", "-al", str(pristine), str(venv_dir)], capture_output=True)
+        if linked.returncode != 0:  # another file system: copy the files
+            shutil.rmtree(venv_dir, ignore_errors=True)
+            shutil.copytree(pristine, venv_dir, symlinks=True)
+    (venv_dir / ".complete").unlink()
+    _relocate(pristine, venv_dir)
+
+
+def build(venv_dir: Path, versions: Path = VERSIONS, *, cache: Path | None = CACHE) -> Path:
     """Make ``venv_dir`` hold exactly the pinned versions (and no ibcore); return its python.
 
     A venv that already matches is reused (the Colab-like tests remove the ibcore they
-    install); one that does not, or whose Python is not the wanted one, is rebuilt.
+    install); one that does not, or whose Python is not the wanted one, is made again: from
+    the pristine copy in ``cache`` (built there the first time), or with pip if ``cache`` is None.
     """
     minor, _, pins = read_versions(versions)
     venv_dir = Path(venv_dir).resolve()
@@ -129,7 +199,10 @@ def build(venv_dir: Path, versions: Path = VERSIONS) -> Path:
         if not differences(have, pins):
             return python
         print(f"{venv_dir} differs from {versions.name}; rebuilding it", file=sys.stderr)
-    _create(venv_dir, pins, interpreter, versions)
+    if cache is None:
+        _create(venv_dir, pins, interpreter, versions)
+    else:
+        _from_cache(venv_dir, pins, interpreter, Path(versions), cache)
     wrong = differences(installed(python), pins)
     if wrong:
         raise RuntimeError(f"{venv_dir} does not hold {versions.name}:\n" + "\n".join(wrong))
@@ -176,11 +249,12 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="create or check the Colab-like venv")
     b.add_argument("venv", type=Path)
+    b.add_argument("--no-cache", action="store_true", help="install with pip, without the cached copy")
     r = sub.add_parser("refresh", help="rewrite colab-versions.txt from a Colab pip-freeze.txt")
     r.add_argument("freeze", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build":
-        python = build(args.venv)
+        python = build(args.venv, cache=None if args.no_cache else CACHE)
         version = subprocess.run([str(python), "--version"], capture_output=True, text=True).stdout.strip()
         print(f"Colab-like environment: {args.venv} ({version}, the versions of {VERSIONS.name})")
         return 0

@@ -6,80 +6,18 @@ its element and its page. axe-core is pinned in ``tools/vendor.py`` (test-only: 
 enters the site). The keyboard test moves an explorer's sliders with the arrow keys on
 the static site.
 
-Set ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without Chromium.
+Set ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without Chromium. The browser,
+the servers and each page's load are shared with the rendering checks (``conftest.py``).
 """
 from __future__ import annotations
-
-import contextlib
-import os
 
 import pytest
 
 from tools import browser as br
-from tools import notebooks as nbtools
-from tools.vendor import npm_file
 
-PAGES = [p.relative_to(nbtools.ROOT).with_suffix(".html").as_posix() for p in nbtools.toc_files()]
-THEMES = ("light", "dark")
-FAILING_IMPACTS = ("serious", "critical")
+from .conftest import PAGES
+
 EXPLORER_PAGE = "book/prologue/linear_min_norm.html"
-
-# The dark theme changes colours only: its pass runs the rules that read colours.
-THEME_RULES = ["color-contrast", "link-in-text-block"]
-AXE_RUN = """async (rules) => {
-  const options = {resultTypes: ['violations']};
-  if (rules) options.runOnly = rules;
-  const result = await axe.run(document, options);
-  return result.violations.map(v => ({
-    rule: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => ({target: n.target.join(' '), html: n.html.slice(0, 160),
-                              summary: n.failureSummary}))}));
-}"""
-
-
-@pytest.fixture(scope="module")
-def chromium_browser():
-    if os.environ.get("IB_SKIP_BROWSER"):
-        pytest.skip("IB_SKIP_BROWSER is set")
-    if br.chromium_executable() is None:
-        pytest.fail("chromium is not installed: `apt-get install chromium` (make test does it as root), "
-                    "or set IB_SKIP_BROWSER=1")
-    with br.browser() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
-def servers(request):
-    """A server per edition, started when a test first asks for it (``servers[edition]``)."""
-    with contextlib.ExitStack() as stack:
-        class Servers(dict):
-            def __missing__(self, edition):
-                folder = request.getfixturevalue("site" if edition == "instructor" else "student_site")
-                self[edition] = stack.enter_context(br.serve(folder))
-                return self[edition]
-
-        yield Servers()
-
-
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    return npm_file("axe-core", "axe.min.js")
-
-
-def audit(page, axe_source: str) -> dict[str, list[dict]]:
-    """axe's serious and critical violations of the loaded page, per theme.
-
-    Every rule runs in the light theme; the dark theme runs the rules that depend on colour.
-    The theme's colour transitions are switched off, so that colours are read at rest.
-    """
-    page.add_script_tag(content=axe_source)
-    page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important; }")
-    found = {}
-    for theme in THEMES:
-        page.evaluate(f"document.documentElement.dataset.theme = '{theme}'")
-        rules = None if theme == THEMES[0] else THEME_RULES
-        found[theme] = [v for v in page.evaluate(AXE_RUN, rules) if v["impact"] in FAILING_IMPACTS]
-    return found
 
 
 def report(page_name: str, found: dict[str, list[dict]]) -> str:
@@ -97,14 +35,11 @@ def report(page_name: str, found: dict[str, list[dict]]) -> str:
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
 @pytest.mark.parametrize("page_name", PAGES)
-def test_page_has_no_serious_accessibility_violation(chromium_browser, servers, axe_source, edition, page_name):
-    page = chromium_browser.new_page()
-    try:
-        br.load(page, f"{servers[edition]}/{page_name}")
-        found = audit(page, axe_source)
-    finally:
-        page.close()
-    assert not any(found.values()), f"axe-core, {edition} edition:\n" + report(page_name, found)
+def test_page_has_no_serious_accessibility_violation(rendered, edition, page_name):
+    page = rendered(edition)[page_name]  # every page of the edition, loaded and audited once
+    assert not page.error, f"{edition} edition, {page_name}: {page.error}"
+    assert page.ready, f"{edition} edition, {page_name}: the widgets did not render"
+    assert not any(page.found.values()), f"axe-core, {edition} edition:\n" + report(page_name, page.found)
 
 
 def test_explorer_sliders_are_named_and_work_by_keyboard(chromium_browser, servers):
@@ -141,7 +76,10 @@ def test_explorer_sliders_are_named_and_work_by_keyboard(chromium_browser, serve
         key = "ArrowLeft" if first.get_attribute("aria-valuenow") == first.get_attribute("aria-valuemax") \
             else "ArrowRight"
         page.keyboard.press(key)
-        page.wait_for_timeout(300)
+        page.wait_for_function(
+            """([slider, before]) => document.querySelector(`[aria-labelledby="${slider}"]`)
+                                        .getAttribute('aria-valuetext') !== before""",
+            arg=[names[0], before_text], timeout=10_000)
         after_text, after_frame = first.get_attribute("aria-valuetext"), shown_frame()
         assert after_text and after_text != before_text, "the arrow key changes the slider's value text"
         assert after_frame != before_frame, "the arrow key switches the frame shown"

@@ -1,70 +1,25 @@
 """The built site in headless Chromium: pages load, math is typeset, figures and widgets show,
 no local asset is missing, offline (file://) and over HTTP. Screenshots go to _build/screenshots.
 
+The pages are those the accessibility audit loads (``conftest.py``: one Chromium for the
+session, each page loaded once, in a fresh browser context, until MathJax has typeset it and
+its widgets are drawn); their DOM is checked against the built HTML.
+
 Chromium comes from Debian (``make test`` installs it when it runs as root); set
 ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without it.
 """
 from __future__ import annotations
 
-import concurrent.futures
-import functools
-import http.server
 import os
 import re
-import shutil
-import subprocess
-import tempfile
-import threading
 from pathlib import Path
 
-import pytest
-
+from tools import browser as br
 from tools import notebooks as nbtools
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-         "--virtual-time-budget=15000"]
-PAGES = [p.relative_to(nbtools.ROOT).with_suffix(".html").as_posix() for p in nbtools.toc_files()]
+from .conftest import PAGES
+
 CHAPTER_PAGES = {p.relative_to(nbtools.ROOT).with_suffix(".html").as_posix() for p in nbtools.chapters()}
-
-
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    if os.environ.get("IB_SKIP_BROWSER"):
-        pytest.skip("IB_SKIP_BROWSER is set")
-    exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if not exe:
-        pytest.fail("chromium is not installed: `apt-get install chromium` (make test does it as root), "
-                    "or set IB_SKIP_BROWSER=1")
-    return exe
-
-
-class _Recorder(http.server.SimpleHTTPRequestHandler):
-    requests: list[tuple[str, int]]
-
-    def log_message(self, *args):  # keep pytest's output clean
-        pass
-
-    def send_response(self, code, message=None):
-        self.requests.append((self.path, code))
-        super().send_response(code, message)
-
-
-@pytest.fixture(scope="module")
-def server(site):
-    handler = type("Handler", (_Recorder,), {"requests": []})
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", handler.requests
-    httpd.shutdown()
-
-
-def run_chromium(exe: str, url: str, *extra: str) -> str:
-    with tempfile.TemporaryDirectory() as profile:
-        out = subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                             capture_output=True, text=True, timeout=120)
-    return out.stdout
 
 
 def visible_text(dom: str) -> str:
@@ -93,16 +48,16 @@ def check_page(page: str, dom: str, static_html: str) -> list[str]:
     return problems
 
 
-def test_pages_render_over_http(site, chromium, server):
-    base, requests = server
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        doms = dict(zip(PAGES, pool.map(lambda p: run_chromium(chromium, f"{base}/{p}", "--dump-dom"), PAGES)))
+def test_pages_render_over_http(site, rendered, servers):
+    pages = rendered("instructor")
     problems = {}
-    for page, dom in doms.items():
-        found = check_page(page, dom, (site / page).read_text(encoding="utf-8"))
+    for page in PAGES:
+        found = [pages[page].error] if pages[page].error else \
+            check_page(page, pages[page].dom, (site / page).read_text(encoding="utf-8"))
         if found:
             problems[page] = found
     assert not problems, problems
+    requests = servers.requests["instructor"]
     missing = sorted({path for path, code in requests if code == 404})
     assert not missing, f"local assets returned 404: {missing}"
     loaded_images = {path for path, code in requests if code == 200 and path.endswith((".png", ".svg", ".jpg"))}
@@ -114,20 +69,31 @@ def test_pages_render_over_http(site, chromium, server):
             assert target in loaded_images, f"{page}: figure {src} was not loaded"
 
 
-def test_site_works_offline_from_file_urls(site, chromium):
+def test_site_works_offline_from_file_urls(site, chromium_browser):
     page = next(iter(sorted(CHAPTER_PAGES)))
-    dom = run_chromium(chromium, (site / page).as_uri(), "--dump-dom")
+    tab = chromium_browser.new_page()
+    try:
+        br.load(tab, (site / page).as_uri())
+        dom = tab.content()
+    finally:
+        tab.close()
     assert not check_page(page, dom, (site / page).read_text(encoding="utf-8"))
 
 
-def test_screenshots(site, chromium, server):
-    base, _ = server
+def test_screenshots(site, chromium_browser, servers):
+    base = servers["instructor"]
     shots = site.parent / "screenshots"
     shots.mkdir(exist_ok=True)
     chapters = sorted(CHAPTER_PAGES)
-    targets = {"landing.png": (PAGES[0], []), "chapter.png": (chapters[-1], []),
-               "chapter-dark.png": (chapters[-1], ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"])}
-    for name, (page, extra) in targets.items():
+    targets = {"landing.png": (PAGES[0], "light"), "chapter.png": (chapters[-1], "light"),
+               "chapter-dark.png": (chapters[-1], "dark")}
+    for name, (page, scheme) in targets.items():
         path = shots / name
-        run_chromium(chromium, f"{base}/{page}", f"--screenshot={path}", "--window-size=1280,2200", *extra)
+        path.unlink(missing_ok=True)
+        tab = chromium_browser.new_page(viewport={"width": 1280, "height": 2200}, color_scheme=scheme)
+        try:
+            br.load(tab, f"{base}/{page}")
+            tab.screenshot(path=str(path))
+        finally:
+            tab.close()
         assert path.exists() and path.stat().st_size > 20_000, f"screenshot {name} of {page} is missing or blank"
