@@ -124,5 +124,5 @@ def default_contraction(n, d, *, spectrum=None) -> float:
     """
     n = positive_int("n", n)
     spec = as_spectrum(spectrum, d)
-    scale = np.sqrt(n) * spec.norm2 / spec.trace
+    scale = np.sqrt(n / spec.R0)
     return float(f"{min(0.01, 0.2 * scale):.1g}")

@@ -143,7 +143,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     return {
         "gap": gap,
         "gap_scaled": gap / np.sqrt(n / spec.r0),
-        "gap_scaled_R0": gap / (np.sqrt(n) * spec.norm2 / spec.trace),
+        "gap_scaled_R0": gap / np.sqrt(n / spec.R0),
         "first_order_gap": first_order_gap(K, y, b0),
         "c_used": c,
         "loss_excess": res.loss - star.loss,
