@@ -48,6 +48,11 @@ run = { echo "==> $(2)"; start=$$(date +%s); t=$$(mktemp); { $(3); } && times > 
 # `cpu FILE`: the user + system time of a shell's children, from the output of `times` in FILE
 cpu = awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($$i, p, "m"); s[i] = p[1] * 60 + p[2] } \
       printf "%.0f s of CPU", s[1] + s[2] }' $(1)
+# `busy`: the CPU seconds every process of the machine has used since it booted (Linux's
+# /proc/stat; empty elsewhere). make test's summary reports its growth over the run: unlike
+# the stages' CPU figures it counts Chromium's renderers, and also anything else running,
+# which tells a run slowed by a busy machine from a slow run.
+busy = awk -v hz=$$(getconf CLK_TCK) '/^cpu / { printf "%.0f", ($$2 + $$3 + $$4 + $$7 + $$8 + $$9) / hz }' /proc/stat 2>/dev/null
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
@@ -132,11 +137,14 @@ notebooks: $(STAMP)
 # ---------------------------------------------------------------- tests
 # two stages at a time, unless the caller gave -j (then its job server decides)
 test: $(STAMP)
-	@start=$$(date +%s); t=$$(mktemp); \
+	@start=$$(date +%s); t=$$(mktemp); b0=$$($(busy)); \
 	$(MAKE) --no-print-directory vendor chromium \
 	  && $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) SET_UP=done test-stages \
-	  && times > $$t \
-	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; \
+	  && times > $$t && wall=$$(( $$(date +%s) - start )) \
+	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$wall s ($$($(call cpu,$$t)))" \
+	  && { b1=$$($(busy)); cores=$$(getconf _NPROCESSORS_ONLN); [ -z "$$b0" ] || [ -z "$$b1" ] || [ "$$wall" -eq 0 ] \
+	       || echo "    the machine's $$cores cores were busy for $$(( b1 - b0 )) s of their $$(( cores * wall )) s" \
+	               "($$(( 100 * (b1 - b0) / (cores * wall) ))%), counting every process: Chromium's and any other user's"; }; \
 	s=$$?; rm -f $$t; exit $$s
 
 unit: $(STAMP)
