@@ -2,7 +2,7 @@
 
 The same build as ``jupyter-book build . -W -n --keep-going`` (warnings are errors,
 references are checked), without its banners and Sphinx's status output: a line per
-page (``tools/sphinx_progress.py``), every warning and error, and a closing summary.
+executed chapter (``tools/sphinx_progress.py``), every warning and error, and a closing summary.
 
 Usage::
 
