@@ -54,8 +54,11 @@ def build(config: Path, out: Path, *, quiet: bool = True) -> int:
     """Build the book at the repository root into ``out``; return Sphinx's exit status."""
     from jupyter_book.sphinx import build_sphinx
 
+    from tools.parallel_execution import execute_missing
+
     start = time.perf_counter()
     with _marked(out.parent):
+        execute_missing(config, out)  # the chapters the cache lacks, several at a time
         result = _build(build_sphinx, config, out, quiet)
     if isinstance(result, Exception):
         raise result
