@@ -226,15 +226,15 @@ launch-colab: $(STAMP)
 	@$(call run,launch-colab,the prologue and one chapter per part in a Colab-like venv,\
 	  $(BIN)/python -m tests.launch.colab_env build $(COLAB_VENV) && $(LAUNCH_TEST) -q tests/launch/test_colab.py)
 
-# Under make test, every stage after the build waits for the student edition too (10 s):
-# make -j queues a runnable job it has no slot for and starts it before anything it finds
-# runnable later, so a stage that can start while the student edition is being built (the
-# instructor PDF; unit and launch, which need only .venv) would take the next free slot
-# ahead of the student site's check, and that check, one of the two longest stages, would
-# end the run alone (measured: the last 29 s of a 452 s run). Now the build's slot builds
-# the student edition and then checks it, while the other slot checks the instructor site.
+# Under make test, every stage after the build waits for the student edition too (10 s).
+# make walks the stages in the order of TEST_STAGES and, at each one it can start, waits
+# for a free slot for it before walking on; a stage that becomes ready behind that point
+# waits for the next walk. So the student site's check, one of the two longest stages,
+# used to start only after every other one and end the run alone (measured: its last 29 s
+# of a 452 s run). Now nothing is ready while the student edition is built, and the walk
+# that follows starts its check first.
 ifdef SET_UP
-unit _build/launch/pins.ok launch-colab pdf: | student
+site-check unit _build/launch/pins.ok launch-colab pdf: | student
 endif
 
 # last, so that it sees every stage appended to TEST_STAGES above (prerequisites expand when read)

@@ -17,7 +17,7 @@ strict mode: the chapter must print the same numbers when executed a second time
 The reference is read when the chapter starts, not when it is collected, and
 while the book build is still running (``tools/build_book.py`` marks it with
 ``.build-in-progress`` beside the cache) nbval waits for the build to execute
-the chapter: the two executions then run side by side, a chapter apart.
+the chapter: the two executions then run side by side.
 
 Register it from the root ``conftest.py`` (a conftest below the root would
 not see files under ``book/``).
