@@ -1,8 +1,10 @@
 """Build one edition of the book with Jupyter Book 1's Sphinx build, quietly.
 
 The same build as ``jupyter-book build . -W -n --keep-going`` (warnings are errors,
-references are checked), without its banners and Sphinx's status output: a line per
-executed chapter (``tools/sphinx_progress.py``), every warning and error, and a closing summary.
+references are checked), without its banners and Sphinx's status output: first the chapters
+that the execution cache lacks, executed one per CPU at once (``tools/parallel_execution.py``), a
+line each; then the build, with a line per chapter it still had to execute
+(``tools/sphinx_progress.py``), every warning and error, and a closing summary.
 
 Usage::
 
