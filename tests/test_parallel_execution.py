@@ -68,7 +68,23 @@ def test_nothing_runs_unless_the_book_executes_through_the_cache(tmp_path):
     assert not (tmp_path / "_build").exists()
 
 
-def test_jobs_must_be_positive(tmp_path):
+def test_jobs_must_be_positive(tmp_path, monkeypatch):
     root, config, out = book(tmp_path, {"a": "x = 1"})
-    with pytest.raises(ValueError, match="jobs"):
-        pe.execute_missing(config, out, jobs=-1, root=root)
+    for jobs in (-1, 0):
+        with pytest.raises(ValueError, match="jobs"):
+            pe.execute_missing(config, out, jobs=jobs, root=root)
+    monkeypatch.setenv("IB_BUILD_JOBS", "two")
+    with pytest.raises(ValueError, match="IB_BUILD_JOBS"):
+        pe.execute_missing(config, out, root=root)
+
+
+def test_a_chapter_whose_execution_raises_is_left_for_the_build(tmp_path, monkeypatch):
+    root, config, out = book(tmp_path, {"a": "x = 1"})
+
+    def kernel_died(path, timeout):
+        raise RuntimeError("kernel died")
+
+    monkeypatch.setattr(pe, "_execute", kernel_died)
+    lines: list[str] = []
+    assert pe.execute_missing(config, out, jobs=1, root=root, log=lines.append) == 0
+    assert any("failed (RuntimeError)" in line for line in lines)

@@ -74,9 +74,14 @@ def execute_missing(config_file: Path, out: Path, *, jobs: int | None = None, ro
     execute = config.get("execute", {})
     if execute.get("execute_notebooks") != "cache":
         return 0
-    jobs = jobs or int(os.environ.get("IB_BUILD_JOBS", 0)) or os.cpu_count() or 1
+    if jobs is None:
+        jobs = os.environ.get("IB_BUILD_JOBS") or os.cpu_count() or 1
+    try:
+        jobs = int(jobs)
+    except ValueError:
+        jobs = 0
     if jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs}")
+        raise ValueError(f"jobs (IB_BUILD_JOBS) must be a positive integer, got {jobs!r}")
     cache = get_cache(str(cache_path(config, out)))
     # in the order of the paths, which is Sphinx's and nbval's (nbval waits for each in turn)
     todo = missing(sorted(nbtools.chapters(root)), cache)
@@ -90,9 +95,13 @@ def execute_missing(config_file: Path, out: Path, *, jobs: int | None = None, ro
         for done, future in enumerate(as_completed(running), 1):
             path = running[future]
             name = path.relative_to(root).with_suffix("").as_posix()
-            nb, result = future.result()
-            if result.err is not None:
-                log(f"  [{done:>{width}}/{len(todo)}] {name}  failed ({type(result.err).__name__}): "
+            try:
+                nb, result = future.result()
+                error = result.err
+            except Exception as err:  # noqa: BLE001 - e.g. a kernel that died: the build reports it
+                error = err
+            if error is not None:
+                log(f"  [{done:>{width}}/{len(todo)}] {name}  failed ({type(error).__name__}): "
                     "the build runs it again and reports the error")
                 continue
             cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": result.time}),
