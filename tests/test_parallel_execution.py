@@ -5,28 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from jupyter_cache import get_cache
 
 from tools import parallel_execution as pe
 from tools.notebooks import executed_from_cache
 
-FRONT = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# {title}
-
-```{{code-cell}} ipython3
-{code}
-```
-"""
+from .test_nbval_plugin import chapter
 
 
 def book(tmp_path: Path, chapters: dict[str, str], mode: str = "cache") -> tuple[Path, Path, Path]:
@@ -34,7 +17,7 @@ def book(tmp_path: Path, chapters: dict[str, str], mode: str = "cache") -> tuple
     toc = ["format: jb-book", "root: intro", "chapters:"]
     (tmp_path / "intro.md").write_text("# Intro\n")
     for name, code in chapters.items():
-        (tmp_path / f"{name}.md").write_text(FRONT.format(title=name, code=code))
+        (tmp_path / f"{name}.md").write_text(chapter(f"```{{code-cell}} ipython3\n{code}\n```\n"))
         toc.append(f"  - file: {name}")
     (tmp_path / "_toc.yml").write_text("\n".join(toc) + "\n")
     config = tmp_path / "_config.yml"
@@ -58,7 +41,7 @@ def test_a_failing_chapter_is_left_for_the_build_to_report(tmp_path):
     root, config, out = book(tmp_path, {"ok": "x = 1", "bad": "raise RuntimeError('no')"})
     lines: list[str] = []
     assert pe.execute_missing(config, out, jobs=1, root=root, log=lines.append) == 1
-    assert pe.missing([root / "ok.md", root / "bad.md"], get_cache(str(pe.cache_path({}, out)))) == [root / "bad.md"]
+    assert pe.missing([root / "ok.md", root / "bad.md"], pe.cache_path({}, out)) == [root / "bad.md"]
     assert any("bad" in line and "failed" in line for line in lines)
 
 

@@ -3,8 +3,8 @@
 In execution mode ``cache`` myst-nb executes a chapter when Sphinx reads it: one chapter
 at a time, on one core. ``tools/build_book.py`` first runs the chapters missing from the
 jupyter-cache here, ``jobs`` at a time, and stores each in that cache as myst-nb would:
-keyed on its code cells (read by jupytext, as the nbval plugin reads them to find the
-build's outputs), executed in its own folder, with the book's timeout. Sphinx then finds
+keyed on its code cells, and looked up with ``tools.notebooks.executed_from_cache``, as the
+nbval plugin finds the build's outputs; executed in its own folder, with the book's timeout. Sphinx then finds
 every chapter in the cache. A chapter that fails is not stored: Sphinx executes it again
 and reports its error as usual (warnings are errors), so a failure costs one more
 execution and nothing is hidden.
@@ -27,12 +27,12 @@ def cache_path(config: dict, out: Path) -> Path:
     return Path(config.get("execute", {}).get("cache") or Path(out).parent / ".jupyter_cache").resolve()
 
 
-def missing(chapters: list[Path], cache) -> list[Path]:
-    """The chapters whose code cells have no executed copy in ``cache``."""
+def missing(chapters: list[Path], cache: Path) -> list[Path]:
+    """The chapters with no executed copy in the jupyter-cache at ``cache``, looked up as nbval looks."""
     lacking = []
     for path in chapters:
         try:
-            cache.match_cache_notebook(jupytext.read(path, fmt="md:myst"))
+            nbtools.executed_from_cache(path, cache)
         except KeyError:
             lacking.append(path)
     return lacking
@@ -82,9 +82,10 @@ def execute_missing(config_file: Path, out: Path, *, jobs: int | None = None, ro
         jobs = 0
     if jobs < 1:
         raise ValueError(f"jobs (IB_BUILD_JOBS) must be a positive integer, got {jobs!r}")
-    cache = get_cache(str(cache_path(config, out)))
+    folder = cache_path(config, out)
+    cache = get_cache(str(folder))
     # in the order of the paths, which is Sphinx's and nbval's (nbval waits for each in turn)
-    todo = missing(sorted(nbtools.chapters(root)), cache)
+    todo = missing(sorted(nbtools.chapters(root)), folder)
     if not todo:
         return 0
     log(f"  executing {len(todo)} chapters missing from the execution cache, {jobs} at a time")
