@@ -42,13 +42,6 @@ def test_notebook_opens_with_setup_cell(md, edition):
     assert "widgets" not in nb["metadata"]
 
 
-def test_install_ref_is_the_release_tag():
-    import ibcore
-
-    assert CONFIG["ibcore"]["install_ref"] == f"v{ibcore.__version__}", \
-        "Colab installs ibcore at the tag of the current version; bump both together"
-
-
 @pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
 def test_chapter_checks_its_claims(md):
     """Hidden asserts exist, and none of them could pass whatever the solvers returned."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -50,6 +51,33 @@ def test_setup_cell_runs_in_a_fresh_kernel(md, edition):
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert text.strip() == f"ibcore {ibcore.__version__}"
     assert not any(o.output_type == "error" for o in outputs)
+
+
+def test_setup_cell_installs_this_checkouts_ibcore():
+    """The set-up cell's ref exists and holds the ibcore of the notebook next to it: the branch that
+    the launch buttons open, or a release tag that the repository has, at this checkout's ibcore."""
+    config = nbtools.load_config()
+    problems = nbtools.install_ref_problems(config)
+    assert not problems, problems[0]
+    if not (config.get("ibcore") or {}).get("install_ref"):
+        assert nbtools.install_ref(config) == config["repository"]["branch"]
+    assert f"@{nbtools.install_ref(config)}\"" in nbtools.setup_cell_source(config)
+
+
+def test_a_configured_release_tag_must_exist_and_hold_this_ibcore(tmp_path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-C", str(tmp_path)]
+    (tmp_path / "ibcore").mkdir()
+    (tmp_path / "ibcore" / "__init__.py").write_text("__version__ = '9.9.9'\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'ibcore'\n")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "release"], ["tag", "v9.9.9"]):
+        subprocess.run(git + args, check=True, capture_output=True)
+    config = {"repository": {"url": "https://github.com/o/r", "branch": "main"}, "ibcore": {"install_ref": "v9.9.9"}}
+    assert nbtools.install_ref_problems(config, tmp_path) == []
+    assert nbtools.install_ref(config) == "v9.9.9"
+    missing = {**config, "ibcore": {"install_ref": "v1.0.0"}}
+    assert "no such tag" in " ".join(nbtools.install_ref_problems(missing, tmp_path))
+    (tmp_path / "ibcore" / "__init__.py").write_text("__version__ = '9.9.10'\n")  # ibcore moved on
+    assert "another ibcore" in " ".join(nbtools.install_ref_problems(config, tmp_path))
 
 
 # ------------------------------------------------------------------ one Python range

@@ -25,6 +25,7 @@ import argparse
 import copy
 import difflib
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -280,10 +281,40 @@ def _citation_formatter(root: Path):
 # ------------------------------------------------------------------ notebooks
 
 
+def install_ref(config: dict) -> str:
+    """The git ref that the set-up cell installs ibcore from: the release tag ``ibcore.install_ref``
+    when one is set, else the branch that the launch buttons open (``repository.branch``), so that
+    a notebook and the ibcore it installs always come from the same commit."""
+    tag = (config.get("ibcore") or {}).get("install_ref")
+    return str(tag) if tag else config["repository"].get("branch", "main")
+
+
+def install_ref_problems(config: dict, root: Path = ROOT) -> list[str]:
+    """Why the set-up cell's ref would install another ibcore than this checkout's ([] if none).
+
+    A configured tag must exist in the repository (``git tag``) and hold this checkout's
+    ``ibcore/`` and ``pyproject.toml``; without a tag, the ref is the launch buttons' branch.
+    """
+    tag = (config.get("ibcore") or {}).get("install_ref")
+    if not tag:
+        return []
+    git = ["git", "-C", str(root)]
+    listed = subprocess.run(git + ["tag", "--list", str(tag)], capture_output=True, text=True)
+    if listed.returncode != 0 or listed.stdout.strip() != str(tag):
+        return [f"ibcore.install_ref is {tag!r}, but the repository has no such tag (git tag --list {tag}): "
+                "push the tag, or remove install_ref to install from the branch the launch buttons open"]
+    diff = subprocess.run(git + ["diff", "--quiet", str(tag), "--", "ibcore", "pyproject.toml"],
+                          capture_output=True, text=True)
+    if diff.returncode != 0:
+        return [f"the tag {tag!r} holds another ibcore than this checkout (git diff {tag} -- ibcore "
+                "pyproject.toml): the notebooks would install an older library; tag this commit"]
+    return []
+
+
 def setup_cell_source(config: dict) -> str:
     """Source of the install cell that opens every generated notebook."""
     url = config["repository"]["url"].rstrip("/")
-    ref = config.get("ibcore", {}).get("install_ref", config["repository"].get("branch", "main"))
+    ref = install_ref(config)
     return (
         "# Set-up: install the book's library `ibcore` if this kernel lacks it (Colab, a bare Jupyter).\n"
         "try:\n"

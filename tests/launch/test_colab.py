@@ -49,7 +49,8 @@ def setup_cell(nb) -> str:
 
 def snapshot_repository(dest: Path, ref: str) -> Path:
     """A git repository holding this checkout's files (committed or not, less the ignored)
-    in one commit tagged ``ref``: what pip clones in place of the cell's URL."""
+    in one commit on the branch main, tagged ``ref`` if that is another ref: what pip clones in
+    place of the cell's URL."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=ROOT, capture_output=True, text=True)
     if listed.returncode != 0:
@@ -61,7 +62,9 @@ def snapshot_repository(dest: Path, ref: str) -> Path:
             shutil.copy2(src, dest / rel)
     git = ["git", "-c", "user.name=launch-test", "-c", "user.email=launch-test@localhost",
            "-c", "init.defaultBranch=main"]
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"], ["tag", ref]):
+    # the commit is on the branch main; a release ref other than the branch is tagged on it
+    tag = [["tag", ref]] if ref != "main" else []
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "snapshot"], *tag):
         subprocess.run(git + args, cwd=dest, check=True, capture_output=True)
     return dest
 
