@@ -3,26 +3,36 @@
 One source per set: ``homework/<set>.md`` is a MyST notebook written in otter-assign's
 master format (``otter`` fenced blocks for the assignment config, questions, solutions and
 tests; see the page "Teaching with this book"). Its assignment config only names the set;
-the house settings (:data:`HOUSE_CONFIG`) are added here, so every set is built alike.
+the house settings (:data:`HOUSE_CONFIG`) are added here, so every set is built alike. Its
+front matter (``ib_homework``) names the chapters it draws on, each question's time and
+level, a common mistake and the shortcuts that CI grades (:class:`ProblemSet`).
 
 For each set this module
 
 * builds the **master notebook**: the source as a notebook, with a banner defining the
   book's MathJax macros, the chapters' set-up cell (``tools.notebooks.setup_cell_source``)
   extended to install otter-grader and to fetch the public tests where they are missing
-  (Colab opens the notebook alone), otter's init cell, and a submission cell;
+  (Colab opens the notebook alone), otter's init cell, each question's points, time and
+  level under its title, and the submission instructions;
 * runs ``otter assign`` on it, which writes otter's layout under ``_build/homework/<set>/``:
   ``student/`` (notebook without solutions, public tests) and ``autograder/`` (the
-  instructor notebook with solutions, all tests, and ``<set>-autograder.zip`` for
-  Gradescope or ``otter run``);
+  instructor notebook with solutions, all tests);
+* packs the **autograder zip** for Gradescope or ``otter run``: the tests, a wheel of
+  ``ibcore`` built from this checkout, the grader's requirements at the book's pins and every
+  other package at the version of this environment, a ``setup.sh`` that installs them and
+  nothing else, and the entry point (``tools/homework_grader.py``) that also hands the
+  written answers, with their rubrics, to the graders;
 * keeps a copy of ``student/`` in the repository under ``student/homework/<set>/``, which
   the Colab and Binder links open.
+
+Nothing of ``autograder/`` is published: the sites link only the student material.
 
 Usage::
 
     python -m tools.homework build [--out DIR] [--no-run-tests] [--sync]
     python -m tools.homework sync     # refresh student/homework/ (no otter test run)
     python -m tools.homework check    # exit 1 if student/homework/ is stale
+    python -m tools.homework written AUTOGRADER_DIR SUBMISSION.ipynb   # its written answers
 """
 from __future__ import annotations
 
@@ -31,14 +41,18 @@ import ast
 import contextlib
 import copy
 import filecmp
+import hashlib
 import io
+import json
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from importlib import metadata
 from pathlib import Path
 
 import jupytext
@@ -46,6 +60,7 @@ import nbformat
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tools import homework_grader  # noqa: E402
 from tools import notebooks as nbtools  # noqa: E402
 
 ROOT = nbtools.ROOT
@@ -57,42 +72,58 @@ DEFAULT_OUT = Path("_build") / "homework"
 HOUSE_CONFIG = {
     # our set-up cell must run before otter is imported (Colab lacks it), so we write the init cell
     "init_cell": False,
-    # otter's export cell raises on Colab; ours (SUBMIT_SOURCE) tells Colab users what to do, and
-    # comes after our check-all cell
+    # students upload the notebook itself (SUBMIT_MARKDOWN); otter's export cell raises on Colab
     "check_all_cell": False,
     "export_cell": False,
     # test files, not notebook metadata: Colab keeps no notebook on disk for otter to read;
     # exception-based tests, so that a failing assert shows its message to the student
     "tests": {"files": True, "ok_format": False},
-    # hidden results are shown once the instructor publishes the grades
-    "generate": {"pdf": False, "show_stdout": True, "show_hidden": True},
+    # students see the public tests' results and their total; hidden tests stay hidden, also once
+    # the grades are published (their messages would tell what they check)
+    "generate": {"pdf": False, "show_stdout": False, "show_hidden": False},
     "python_version": "3.11",  # Gradescope's image runs the Python that CI tests with
     "solutions_pdf": False,
     "template_pdf": False,
 }
+LEVELS = ("easy", "medium", "hard")
 
 INIT_SOURCE = "# Otter checks your answers: grader.check(\"q1\") runs the public tests of question q1.\n" \
               "import otter\ngrader = otter.Notebook()"
 SUBMIT_MARKDOWN = (
     "## Check and submit\n\n"
-    "Run every cell from the top, then the first cell below: it reruns the public tests of every "
-    "question. Save the notebook and run the last cell: it writes a zip file to upload to Gradescope. "
-    "On Colab, use *File → Download → Download .ipynb* instead and upload that file.")
+    "Run every cell from the top, then the cell below: it reruns the public tests of every question. "
+    "Save the notebook and upload the notebook file itself (`.ipynb`) to Gradescope; on Colab, "
+    "download it first with *File → Download → Download .ipynb*. The autograder runs your notebook "
+    "from the top with the hidden tests, and hands your written answers to the graders.")
 CHECK_ALL_SOURCE = "grader.check_all()"
-SUBMIT_SOURCE = (
-    "import sys\n"
-    "if \"google.colab\" in sys.modules:\n"
-    "    print(\"On Colab: File > Download > Download .ipynb, then upload the notebook to Gradescope.\")\n"
-    "else:\n"
-    "    grader.export(pdf=False)")
 
 
 # ------------------------------------------------------------------ the sources
 
 
 def sources(root: Path = ROOT) -> list[Path]:
-    """The problem-set sources, ``homework/*.md`` (MyST notebooks), sorted by name."""
-    return sorted(p for p in (root / SOURCES).glob("*.md") if nbtools.is_myst_notebook(p))
+    """The problem-set sources, ``homework/*.md`` (MyST notebooks), in the order of the book.
+
+    A set goes where the first chapter it draws on stands in ``_toc.yml`` (the prologue's set
+    first, then Part I's, then Part II's); sets on the same chapter, by name.
+    """
+    toc = [p.relative_to(root).with_suffix("").as_posix() for p in nbtools.toc_files(root)]
+
+    def place(path: Path) -> tuple[int, str]:
+        meta = jupytext.read(path, fmt="md:myst").metadata.get("ib_homework") or {}
+        first = (meta.get("chapters") or [None])[0]
+        return (toc.index(first) if first in toc else len(toc), path.stem)
+
+    return sorted((p for p in (root / SOURCES).glob("*.md") if nbtools.is_myst_notebook(p)), key=place)
+
+
+@dataclass
+class RubricItem:
+    """A line of a written question's rubric: points for a part, and partial credit for it."""
+
+    points: float
+    text: str
+    partial: list[tuple[float, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -102,11 +133,16 @@ class Question:
     name: str
     points: float
     manual: bool
+    title: str = ""
+    minutes: int = 0
+    level: str = ""
     public_tests: list[str] = field(default_factory=list)  # test function names
     hidden_tests: list[str] = field(default_factory=list)
+    test_args: dict[str, list[str]] = field(default_factory=dict)  # the names each test reads
     solution_lines: list[str] = field(default_factory=list)  # solutions and model answers
     hidden_test_code: list[str] = field(default_factory=list)  # the hidden test functions
     public: list[str] = field(default_factory=list)  # every line a student sees
+    rubric: list[RubricItem] = field(default_factory=list)
 
     @property
     def hidden_test_lines(self) -> list[str]:
@@ -116,6 +152,28 @@ class Question:
     @property
     def secret(self) -> list[str]:
         return self.solution_lines + self.hidden_test_lines
+
+    @property
+    def reads(self) -> set[str]:
+        """Every name that the question's tests read from the notebook."""
+        return {name for names in self.test_args.values() for name in names}
+
+    @property
+    def badge(self) -> str:
+        """What the notebook says under the question's title: points, time and level."""
+        points = f"{self.points:g} point{'s' if self.points != 1 else ''}"
+        kind = "written, graded by hand" if self.manual else "autograded"
+        return f"*{points} ({kind}) · about {self.minutes} minutes · {self.level}*"
+
+
+@dataclass
+class Submission:
+    """A change to the instructor notebook that CI grades: a common mistake or a shortcut."""
+
+    question: str
+    lines: list[str]
+    loses: float = 0.0  # a shortcut loses at least this many points of its question
+    message: str = ""  # a mistake's failure message says (in part) this
 
 
 @dataclass
@@ -141,6 +199,25 @@ class ProblemSet:
     @property
     def points(self) -> float:
         return sum(q.points for q in self.questions)
+
+    @property
+    def minutes(self) -> int:
+        return sum(q.minutes for q in self.questions)
+
+    def question(self, name: str) -> Question:
+        return next(q for q in self.questions if q.name == name)
+
+    @property
+    def wrong_answer(self) -> Submission:
+        """The common mistake of the front matter, which must fail its question only."""
+        wrong = self.meta["wrong_answer"]
+        return Submission(wrong["question"], list(wrong["lines"]), message=wrong["message"])
+
+    @property
+    def shortcuts(self) -> list[Submission]:
+        """Submissions that skip the work, each of which must lose points of its question."""
+        return [Submission(s["question"], list(s["lines"]), loses=float(s["loses"]))
+                for s in self.meta.get("shortcuts", [])]
 
     def secret_lines(self, allowed: str = "") -> set[str]:
         """Normalised lines only the instructor may see (solutions, model answers, hidden tests).
@@ -182,6 +259,25 @@ def _test_config(source: str) -> tuple[dict, str]:
     return yaml.safe_load("\n".join(lines[1:end])) or {}, "\n".join(lines[end + 1:])
 
 
+_RUBRIC_ITEM = re.compile(r"^(?P<indent>\s*)- \*\*(?P<points>\d+(?:\.\d+)?)\*\*: (?P<text>.+)$")
+
+
+def parse_rubric(text: str) -> list[RubricItem]:
+    """The rubric of a model answer: ``- **1**: ...`` items, ``  - **0.5**: ...`` partial credit."""
+    if "**Rubric**" not in text:
+        return []
+    items: list[RubricItem] = []
+    for line in text.split("**Rubric**", 1)[1].splitlines():
+        if m := _RUBRIC_ITEM.match(line):
+            if m["indent"]:
+                if not items:
+                    raise ValueError(f"partial credit before any rubric item: {line!r}")
+                items[-1].partial.append((float(m["points"]), m["text"].strip()))
+            else:
+                items.append(RubricItem(float(m["points"]), m["text"].strip()))
+    return items
+
+
 def read_set(path: Path) -> ProblemSet:
     """Parse a source: questions, their tests (public or hidden) and what is secret in them."""
     from otter.assign.blocks import (BlockType, extract_all_fenced_otter_cells, get_cell_config,
@@ -216,27 +312,40 @@ def read_set(path: Path) -> ProblemSet:
         if title is None and cell.cell_type == "markdown" and (m := re.search(r"^# (.+)$", cell.source, re.M)):
             title = m.group(1).strip()
         lines = cell.source.splitlines()
+        if question is not None and not question.title and cell.cell_type == "markdown":
+            if m := re.search(r"^## (.+)$", cell.source, re.M):
+                question.title = m.group(1).strip()
         if question is None:
             preamble += lines
         elif BlockType.TESTS in blocks:
             config, body = _test_config(cell.source)
-            test = next(n.name for n in ast.parse(body).body if isinstance(n, ast.FunctionDef))
+            test = next(n for n in ast.parse(body).body if isinstance(n, ast.FunctionDef))
+            question.test_args[test.name] = [a.arg for a in test.args.args]
             if config.get("hidden", False):
-                question.hidden_tests.append(test)
+                question.hidden_tests.append(test.name)
                 question.hidden_test_code.append(body)
             else:
-                question.public_tests.append(test)
+                question.public_tests.append(test.name)
                 question.public += body.splitlines() + _unparsed(body)
         elif BlockType.SOLUTION in blocks:
             shown = replace_solutions(lines, "python") if cell.cell_type == "code" else []
             question.public += shown
             question.solution_lines += [line for line in lines if line not in shown]
+            if cell.cell_type == "markdown":
+                question.rubric += parse_rubric(cell.source)
         else:
             question.public += lines
     if name != path.stem:
         raise ValueError(f"{path}: the ASSIGNMENT CONFIG must say `name: {path.stem}` (got {name!r})")
     if title is None:
         raise ValueError(f"{path}: no '# Title' heading")
+    timing = meta.get("questions") or {}
+    for q in questions:
+        info = timing.get(q.name) or {}
+        q.minutes, q.level = int(info.get("minutes", 0)), str(info.get("level", ""))
+        if q.minutes <= 0 or q.level not in LEVELS:
+            raise ValueError(f"{path}: ib_homework.questions.{q.name} needs minutes > 0 and a level in {LEVELS}, "
+                             f"got {info!r}")
     return ProblemSet(name, title, path, list(meta.get("chapters", [])), questions, preamble, meta)
 
 
@@ -281,39 +390,46 @@ if not os.path.isdir("tests"):  # the notebook was opened alone (Colab): fetch i
 print("otter-grader", otter.__version__)"""
 
 
-def assignment_config(pset: ProblemSet, config: dict, root: Path = ROOT) -> dict:
-    """The set's full otter-assign config: its name, the house settings, the grader's requirements."""
-    url = config["repository"]["url"].rstrip("/")
-    ref = config.get("ibcore", {}).get("install_ref", config["repository"].get("branch", "main"))
-    # Gradescope's image has no git: install ibcore from the release archive, with the book's numerics
-    archive = f"{url}/archive/{ref}.zip" if url.startswith("https://github.com/") else f"git+{url}@{ref}"
-    return {"name": pset.name, **copy.deepcopy(HOUSE_CONFIG),
-            "requirements": [requirement("numpy", root), requirement("scipy", root), f"ibcore @ {archive}"]}
+def assignment_config(pset: ProblemSet) -> dict:
+    """The set's full otter-assign config: its name and the house settings.
+
+    The grading environment is not otter's (``package_autograder`` writes it), so no
+    requirements are passed to otter.
+    """
+    return {"name": pset.name, **copy.deepcopy(HOUSE_CONFIG)}
 
 
 def master_notebook(path: Path, root: Path = ROOT) -> nbformat.NotebookNode:
     """The otter master notebook of a source, with the generated cells in place."""
-    from otter.assign.blocks import extract_all_fenced_otter_cells, is_assignment_config_cell
+    from otter.assign.blocks import (BlockType, extract_all_fenced_otter_cells, get_cell_config,
+                                     is_assignment_config_cell, is_block_boundary_cell)
 
     pset = read_set(path)
     config = nbtools.load_config(root)
     nb = jupytext.reads(Path(path).read_text(encoding="utf-8"), fmt="md:myst")
     cells = extract_all_fenced_otter_cells(nb.cells)
+    pending: Question | None = None  # a question whose title is still to come
     for i, cell in enumerate(cells):
         if is_assignment_config_cell(cell):
             cells[i] = nbformat.v4.new_raw_cell(
-                "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(assignment_config(pset, config, root), sort_keys=False))
+                "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(assignment_config(pset), sort_keys=False))
+        elif is_block_boundary_cell(cell, BlockType.QUESTION, end=False):
+            pending = pset.question(get_cell_config(cell)["name"])
+        elif pending is not None and cell.cell_type == "markdown" and re.search(r"^## ", cell.source, re.M):
+            cell.source = re.sub(r"^(## .+)$", lambda m: f"{m.group(1)}\n\n{pending.badge}", cell.source,
+                                 count=1, flags=re.M)
+            pending = None
     title = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.lstrip().startswith("# "))
     banner = nbformat.v4.new_markdown_cell(
-        f"*{config['title']}*, problem set generated from `{SOURCES}/{Path(path).name}`. Run the cells from "
-        "the top: the first code cell installs what the notebook needs when it is missing.\n\n"
-        + nbtools.macros_cell_source(config))
+        f"*{config['title']}*, problem set generated from `{SOURCES}/{Path(path).name}`: "
+        f"{len(pset.questions)} questions, {pset.points:g} points, about {pset.minutes / 60:.0f} hours. "
+        "Run the cells from the top: the first code cell installs what the notebook needs when it is "
+        "missing.\n\n" + nbtools.macros_cell_source(config))
     setup = nbformat.v4.new_code_cell(setup_cell_source(config, pset, root))
     setup.metadata["tags"] = ["setup", "otter_ignore"]  # the autograder's environment has both already
     init = nbformat.v4.new_code_cell(INIT_SOURCE)
     cells[title + 1:title + 1] = [banner, setup, init]
-    cells += [nbformat.v4.new_markdown_cell(SUBMIT_MARKDOWN), nbformat.v4.new_code_cell(CHECK_ALL_SOURCE),
-              nbformat.v4.new_code_cell(SUBMIT_SOURCE)]
+    cells += [nbformat.v4.new_markdown_cell(SUBMIT_MARKDOWN), nbformat.v4.new_code_cell(CHECK_ALL_SOURCE)]
     out = nbformat.v4.new_notebook(cells=cells)
     out.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                     "language_info": {"name": "python"}}
@@ -325,6 +441,297 @@ def _stable_ids(nb: nbformat.NotebookNode) -> None:
     """Deterministic cell ids, so that a rebuild of an unchanged set changes no file."""
     for i, cell in enumerate(nb.cells):
         cell.id = f"cell-{i:03d}"
+
+
+# ------------------------------------------------- submissions that CI grades
+
+
+def with_seed(nb: nbformat.NotebookNode, seed: int) -> nbformat.NotebookNode:
+    """A copy of a set's notebook whose set-up cell draws everything from ``seed``."""
+    out = copy.deepcopy(nb)
+    found = 0
+    for cell in out.cells:
+        if cell.cell_type == "code":
+            cell.source, k = re.subn(r"^seed = \d+", f"seed = {int(seed)}", cell.source, flags=re.M)
+            found += k
+    if found != 1:
+        raise ValueError(f"the set-up cell must assign `seed = <int>` exactly once (found {found})")
+    return out
+
+
+def _head(statement: ast.stmt) -> str:
+    """What identifies a statement that a submission replaces: its target, ``return`` or ``def``."""
+    if isinstance(statement, ast.FunctionDef):
+        return f"def {statement.name}"
+    if isinstance(statement, ast.Return):
+        return "return"
+    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        return " = ".join(ast.unparse(t) for t in targets) + " ="
+    raise ValueError(f"a submission line must be an assignment, a return or a def: {ast.unparse(statement)!r}")
+
+
+def _question_cells(nb: nbformat.NotebookNode, question: str) -> list[nbformat.NotebookNode]:
+    """The answer cells of ``question`` in an instructor notebook: its solution cells, between
+    the previous question's check cell and its own."""
+    check = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                 and c.source.strip() == f'grader.check("{question}")')
+    start = max((i for i, c in enumerate(nb.cells[:check]) if c.source.startswith("grader.check(")), default=-1)
+    return [c for c in nb.cells[start + 1:check] if c.cell_type == "code"
+            and "otter_assign_solution_cell" in c.metadata.get("tags", [])]
+
+
+def substitute(nb: nbformat.NotebookNode, submission: Submission) -> nbformat.NotebookNode:
+    """A copy of the instructor notebook ``nb`` with the lines of ``submission`` in place.
+
+    Each line (or block) replaces the one statement of the question's answer cells with the
+    same head: the assignment to the same target, the ``return`` statement, or the whole
+    function of the same name.
+    """
+    out = copy.deepcopy(nb)
+    cells = _question_cells(out, submission.question)
+    for text in submission.lines:
+        head = _head(ast.parse(text).body[0])
+        matches = [(cell, node) for cell in cells for node in ast.walk(ast.parse(cell.source))
+                   if isinstance(node, ast.stmt) and not isinstance(node, ast.Expr)
+                   and _safe_head(node) == head]
+        if len(matches) != 1:
+            raise ValueError(f"{submission.question}: `{head}` must match one statement of the answer cells, "
+                             f"found {len(matches)}")
+        cell, node = matches[0]
+        lines = cell.source.splitlines()
+        indent = " " * node.col_offset
+        new = [indent + line if line else line for line in text.splitlines()]
+        cell.source = "\n".join(lines[:node.lineno - 1] + new + lines[node.end_lineno:])
+    return out
+
+
+def _safe_head(node: ast.stmt) -> str | None:
+    try:
+        return _head(node)
+    except ValueError:
+        return None
+
+
+# ------------------------------------------------------------------ the grader
+
+
+def grader_requirements(root: Path = ROOT) -> list[str]:
+    """What the grader installs, each at the pin of requirements.txt: otter-grader with its
+    grading extra, and ibcore's own dependencies (ibcore itself comes as a wheel)."""
+    project = (root / "pyproject.toml").read_text(encoding="utf-8")
+    deps = re.search(r"^dependencies = \[(.*?)^\]", project, flags=re.S | re.M).group(1)
+    names = re.findall(r'^\s*"([A-Za-z0-9_.-]+)', deps, flags=re.M)
+    return [requirement("otter-grader", root).replace("otter-grader", "otter-grader[grading]")] + [
+        requirement(name, root) for name in names]
+
+
+def environment_pins() -> list[str]:
+    """``name==version`` of every distribution of this environment but ibcore: the versions
+    that the book's CI grades with, which the grader's constraints fix."""
+    pins = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"]
+        if name and name.lower() != "ibcore":
+            pins[name.lower()] = f"{name}=={dist.version}"
+    return [pins[k] for k in sorted(pins)]
+
+
+def build_wheel(out: Path, root: Path = ROOT) -> Path:
+    """A wheel of ibcore built from this checkout (pip, with the build backend of pyproject.toml).
+
+    The build runs on a copy of the package's files, so that the checkout gains no build folders.
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copy(root / name, src / name)
+        shutil.copytree(root / "ibcore", src / "ibcore", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-input",
+                              "--disable-pip-version-check", "-w", str(Path(tmp) / "wheel"), str(src)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise RuntimeError(f"building the ibcore wheel failed:\n{run.stdout}{run.stderr}")
+        wheel = next((Path(tmp) / "wheel").glob("ibcore-*.whl"))
+        target = out / wheel.name
+        shutil.copy(wheel, target)
+    return target
+
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# The grading environment of this problem set, built from this zip alone. Gradescope runs it
+# once, as root, in /autograder/source. It installs requirements.txt (the grader's packages at
+# the book's pins), every other package at the version of constraints.txt (the environment
+# that the book's CI grades with), and ibcore from the wheel in this zip, built from the
+# book's sources. Nothing else: no browser, no LaTeX.
+#
+#   GRADER_PYTHON=/path/to/venv/bin/python bash setup.sh    installs into that Python instead
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+python="${GRADER_PYTHON:-}"
+if [ -z "$python" ]; then
+    # Gradescope's Ubuntu image lacks Python @PYTHON@: Miniforge installs it from conda-forge,
+    # as otter-grader's own set-up does
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wget
+    wget -nv "https://github.com/conda-forge/miniforge/releases/download/25.3.1-0/Miniforge3-Linux-$(uname -m).sh" \\
+        -O /tmp/miniforge.sh
+    bash /tmp/miniforge.sh -b -p /root/miniforge3
+    /root/miniforge3/bin/conda create -y -q -n otter-env -c conda-forge python=@PYTHON@ pip
+    python=/root/miniforge3/envs/otter-env/bin/python
+fi
+cd "$here"
+"$python" -m pip install --quiet --no-input --disable-pip-version-check -r requirements.txt -c constraints.txt
+"$python" -m pip install --quiet --no-input --disable-pip-version-check --no-deps --force-reinstall @WHEEL@
+"$python" -m pip check
+echo "$python" > "$here/python"
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission (its copy in /autograder, or this one in
+# /autograder/source): grade with the Python that setup.sh installed
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source="$here"
+[ -f "$source/run_otter.py" ] || source="$here/source"
+exec "$(cat "$source/python")" "$source/run_otter.py"
+"""
+
+
+def written_questions(pset: ProblemSet) -> list[dict]:
+    """The written questions for the grader (``written.json``): title, points and rubric."""
+    return [{"name": q.name, "title": q.title, "points": q.points,
+             "rubric": [{"points": r.points, "text": r.text,
+                         "partial": [{"points": p, "text": t} for p, t in r.partial]} for r in q.rubric]}
+            for q in pset.manual]
+
+
+def rubrics_markdown(pset: ProblemSet) -> str:
+    """The rubrics of the written questions, for the manually graded questions on Gradescope."""
+    lines = [f"# {pset.title}: rubrics of the written questions", "",
+             "Create one manually graded question per entry in the assignment's outline, with these "
+             "points and rubric items (partial credit indented). The autograder shows each student's "
+             "answer with its rubric to the graders.", ""]
+    for q in pset.manual:
+        lines += [f"## {q.name}: {q.title} ({q.points:g} points)", ""]
+        for item in q.rubric:
+            lines.append(f"- **{item.points:g}**: {item.text}")
+            lines += [f"  - **{p:g}**: {t}" for p, t in item.partial]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _zip_entry(name: str, executable: bool = False) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+    info.external_attr = (0o100755 if executable else 0o100644) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, root: Path = ROOT) -> Path:
+    """Rewrite otter's ``<set>-autograder.zip`` in ``folder`` as a self-contained grader.
+
+    It keeps otter's tests and ``otter_config.json`` and replaces the rest (otter's set-up
+    installs ibcore from nowhere, leaves most packages unpinned and downloads a browser that
+    grading never uses): requirements, constraints, the ibcore wheel, ``setup.sh``,
+    ``run_autograder``, the entry point ``run_otter.py`` and ``written.json``. The rubrics and
+    ``written.json`` are also written beside the zip, for the instructor.
+    """
+    zipped = folder / f"{pset.name}-autograder.zip"
+    with zipfile.ZipFile(zipped) as zf:
+        kept = {n: zf.read(n) for n in sorted(zf.namelist()) if n.startswith("tests/") or n == "otter_config.json"}
+    python = HOUSE_CONFIG["python_version"]
+    files = {
+        "requirements.txt": "# the grader's packages at the book's pins (its requirements.txt); constraints.txt\n"
+                            "# pins every other package, and setup.sh installs ibcore from the wheel beside this file\n"
+                            + "\n".join(grader_requirements(root)) + "\n",
+        "constraints.txt": "# every package at the version of the environment that the book's CI grades with\n"
+                           + "\n".join(environment_pins()) + "\n",
+        "setup.sh": SETUP_SH.replace("@PYTHON@", python).replace("@WHEEL@", wheel.name),
+        "run_autograder": RUN_AUTOGRADER,
+        "run_otter.py": Path(homework_grader.__file__).read_text(encoding="utf-8"),
+        "written.json": json.dumps(written_questions(pset), indent=2) + "\n",
+    }
+    with zipfile.ZipFile(zipped, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(_zip_entry(name, executable=name in ("setup.sh", "run_autograder")), text)
+        zf.writestr(_zip_entry(wheel.name), wheel.read_bytes())
+        for name, data in kept.items():
+            zf.writestr(_zip_entry(name), data)
+    (folder / "written.json").write_text(files["written.json"], encoding="utf-8")
+    (folder / f"{pset.name}-rubrics.md").write_text(rubrics_markdown(pset), encoding="utf-8")
+    return zipped
+
+
+# ------------------------------------------------------------------ skeletons
+
+_STUB = re.compile(r"^[A-Za-z_][\w, ]* = \.\.\.$")  # `name = ...`, what a student fills in
+
+
+def tidy_skeleton(source: str) -> str:
+    """An answer cell of the student notebook without the blank lines that removed solution
+    blocks leave: none between two ``name = ...`` lines, none at the end."""
+    lines = source.rstrip().splitlines()
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if not line.strip() and out and _STUB.match(out[-1]):
+            following = next((rest for rest in lines[i + 1:] if rest.strip()), "")
+            if _STUB.match(following):
+                continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def _assigned(source: str) -> set[str]:
+    """The names a cell defines at its top level (functions' bodies left out)."""
+    names: set[str] = set()
+    todo = list(ast.parse(source).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        for target in filter(None, targets):
+            names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        todo += [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)]
+    return names
+
+
+def skeleton_problems(pset: ProblemSet, student: nbformat.NotebookNode) -> list[str]:
+    """What is wrong with the answer cells of a student notebook: each autograded question's
+    cells must define exactly the names its tests read that no other cell defines, and hold no
+    bare ``...`` statement (a function's ``return ...`` is the place for its answer)."""
+    problems, given, cells_of = [], set(), {}
+    pending: list[str] = []
+    for cell in student.cells:
+        if cell.cell_type != "code":
+            continue
+        if m := re.match(r'grader\.check\("(\w+)"\)', cell.source.strip()):
+            cells_of[m.group(1)] = pending
+            pending = []
+        elif "otter_answer_cell" in cell.metadata.get("tags", []):
+            pending.append(cell.source)
+        elif "otter_ignore" not in cell.metadata.get("tags", []):
+            given |= _assigned(cell.source)
+    for q in pset.autograded:
+        sources = cells_of.get(q.name, [])
+        defined = set().union(*(_assigned(s) for s in sources)) if sources else set()
+        expected = q.reads - given
+        if defined != expected:
+            problems.append(f"{q.name}: the answer cells define {sorted(defined)}, its tests read {sorted(expected)}")
+        bare = [s for s in sources for node in ast.parse(s).body
+                if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node.value.value is Ellipsis]
+        if bare:
+            problems.append(f"{q.name}: a bare `...` line in its answer cells")
+    return problems
 
 
 # ---------------------------------------------------------------------- leaks
@@ -361,30 +768,43 @@ def readable_text(name: str, data: bytes) -> dict[str, str]:
     return {name: text}
 
 
-TEXT_SUFFIXES = (".ipynb", ".py", ".md", ".txt", ".json", ".yml", ".html", ".zip", ".sh")
+# files that cannot hold a solution as text (images, fonts, binary data): every other file of a
+# folder is read, as text, a notebook, a web page or a zip
+BINARY_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff", ".woff2", ".ttf", ".eot", ".otf",
+                   ".pdf", ".pickle", ".doctree", ".inv", ".whl", ".gz", ".mo")
 
 
-def find_leaks(pset: ProblemSet, folder: Path, *, allowed: str = "") -> list[str]:
-    """Every secret line of ``pset`` found in a readable file under ``folder``, as ``file: line``."""
-    secrets = pset.secret_lines(allowed)
-    found = []
+def readable_folder(folder: Path) -> list[tuple[str, str]]:
+    """``(file or zip member, its text without whitespace)`` for every file under ``folder``
+    but those of :data:`BINARY_SUFFIXES`: pages, notebooks, scripts, data, zips and their
+    members, files without a suffix..."""
+    texts = []
     for path in sorted(Path(folder).rglob("*")):
-        if path.is_file() and path.suffix.lower() in TEXT_SUFFIXES:
+        if path.is_file() and path.suffix.lower() not in BINARY_SUFFIXES:
             rel = path.relative_to(folder).as_posix()
-            for member, text in readable_text(rel, path.read_bytes()).items():
-                flat = squash(text)
-                found += [f"{member}: {s}" for s in sorted(secrets) if s in flat]
-    return found
+            texts += [(member, squash(text)) for member, text in readable_text(rel, path.read_bytes()).items()]
+    return texts
+
+
+def find_leaks(pset: ProblemSet, folder: Path | list[tuple[str, str]], *, allowed: str = "") -> list[str]:
+    """Every secret line of ``pset`` found in a file under ``folder`` (or in the texts of
+    :func:`readable_folder`, read once for several sets), as ``file: line``."""
+    secrets = sorted(pset.secret_lines(allowed))
+    texts = readable_folder(folder) if isinstance(folder, (str, Path)) else folder
+    return [f"{member}: {s}" for member, flat in texts for s in secrets if s in flat]
 
 
 # ------------------------------------------------------------------- building
 
 
-def assign(path: Path, out: Path, *, run_tests: bool = True, root: Path = ROOT) -> Path:
+def assign(path: Path, out: Path, *, run_tests: bool = True, wheel: Path | None = None,
+           root: Path = ROOT) -> Path:
     """Run ``otter assign`` on one source; return ``out/<set>`` (``student/``, ``autograder/``).
 
     With ``run_tests``, otter grades the instructor notebook against all tests and fails
-    unless it scores full marks.
+    unless it scores full marks. With ``wheel`` (an ibcore wheel), the autograder zip is made
+    self-contained (:func:`package_autograder`); without, it stays otter's (the sites, which
+    publish only the student folder, build the sets so).
     """
     from otter.assign import main as otter_assign
 
@@ -402,16 +822,29 @@ def assign(path: Path, out: Path, *, run_tests: bool = True, root: Path = ROOT) 
     autograder = result / "autograder"
     for zipped in autograder.glob(f"{name}-autograder_*.zip"):  # otter stamps the name with the time
         zipped.replace(autograder / f"{name}-autograder.zip")
+    (autograder / "environment.yml").unlink(missing_ok=True)  # otter's, replaced by the zip's set-up
     for notebook in (result / "student" / f"{name}.ipynb", autograder / f"{name}.ipynb"):
         nb = nbformat.read(notebook, as_version=4)
         _stable_ids(nb)
+        if notebook.parent.name == "student":
+            for cell in nb.cells:
+                if cell.cell_type == "code" and "otter_answer_cell" in cell.metadata.get("tags", []):
+                    cell.source = tidy_skeleton(cell.source)
         nbformat.write(nb, notebook)
+    if wheel is not None:
+        package_autograder(autograder, read_set(path), wheel, root)
     return result
 
 
-def build(out: Path = ROOT / DEFAULT_OUT, *, run_tests: bool = True, root: Path = ROOT) -> list[Path]:
-    """Build every set into ``out``; return the set directories."""
-    return [assign(path, out, run_tests=run_tests, root=root) for path in sources(root)]
+def build(out: Path = ROOT / DEFAULT_OUT, *, run_tests: bool = True, package: bool = True,
+          root: Path = ROOT) -> list[Path]:
+    """Build every set into ``out``; return the set directories.
+
+    With ``package``, an ibcore wheel is built from this checkout into ``out`` and every
+    autograder zip carries it (:func:`package_autograder`).
+    """
+    wheel = build_wheel(Path(out) / ".wheel", root) if package else None
+    return [assign(path, out, run_tests=run_tests, wheel=wheel, root=root) for path in sources(root)]
 
 
 def _same_tree(a: Path, b: Path) -> bool:
@@ -452,6 +885,9 @@ def main(argv=None) -> int:
     b.add_argument("--sync", action="store_true", help="then refresh the committed student copies")
     sub.add_parser("sync", help="refresh student/homework/ from a fresh build (no otter test run)")
     sub.add_parser("check", help="fail if student/homework/ differs from a fresh build")
+    w = sub.add_parser("written", help="print the written answers of a submission, with their rubrics")
+    w.add_argument("autograder", type=Path, help="a set's autograder folder (_build/homework/<set>/autograder)")
+    w.add_argument("submission", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build":
         for path in build(args.out, run_tests=not args.no_run_tests):
@@ -460,8 +896,10 @@ def main(argv=None) -> int:
             for name in sync(args.out):
                 print(f"wrote {STUDENT_COPY / name}")
         return 0
+    if args.command == "written":
+        return homework_grader.main(["--written", str(args.submission), str(args.autograder / "written.json")])
     with tempfile.TemporaryDirectory() as tmp:
-        build(Path(tmp), run_tests=False)
+        build(Path(tmp), run_tests=False, package=False)
         if args.command == "sync":
             for name in sync(Path(tmp)):
                 print(f"wrote {STUDENT_COPY / name}")

@@ -2,14 +2,16 @@
 
 Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
 
-* the directive ``homework-sets``: one entry per set of ``homework/*.md`` with the chapters it
-  draws on, its questions and points, and links. Both editions link the student notebook
-  (Colab, Binder, and a zip of the notebook with its public tests); the instructor edition
-  (``ib_edition`` of ``tools/sphinx_editions.py``) also links the instructor notebook with
-  solutions and the autograder zip;
-* at the end of an HTML build, the files those links point to, under ``homework/<set>/`` of
-  the site, built by :mod:`tools.homework` (without otter's grading run, which
-  ``make homework-check`` does). The student edition receives no instructor file.
+* the directive ``homework-sets``: one entry per set of ``homework/*.md``, in the order of the
+  book, with the chapters it draws on, its questions, points and time, and links to the
+  student notebook (Colab, Binder, and a zip of the notebook with its public tests);
+* at the end of an HTML build, that zip, under ``homework/<set>/`` of the site, built by
+  :mod:`tools.homework` (without otter's grading run, which ``make homework-check`` does).
+
+Neither edition publishes a set's instructor material (the instructor notebook, the model
+answers and rubrics, the hidden tests, the autograder zip): ``make homework`` builds it on the
+instructor's machine, and the instructor edition (``ib_edition`` of
+``tools/sphinx_editions.py``) says so where the student edition says nothing.
 """
 from __future__ import annotations
 
@@ -37,13 +39,9 @@ def edition(config) -> str:
     return getattr(config, "ib_edition", "instructor")
 
 
-def site_files(name: str, ed: str) -> dict[str, str]:
-    """The files of one set in the site, by role, as paths relative to the site root."""
-    files = {"student": f"{SITE_DIR}/{name}/{name}-student.zip"}
-    if ed == "instructor":
-        files["instructor"] = f"{SITE_DIR}/{name}/{name}-instructor.ipynb"
-        files["autograder"] = f"{SITE_DIR}/{name}/{name}-autograder.zip"
-    return files
+def site_files(name: str) -> dict[str, str]:
+    """The files of one set in the site (either edition), by role, as paths from the site root."""
+    return {"student": f"{SITE_DIR}/{name}/{name}-student.zip"}
 
 
 def launch_urls(config: dict, name: str) -> dict[str, str]:
@@ -89,13 +87,14 @@ class HomeworkSets(SphinxDirective):
         for path in hw.sources(root):
             self.env.note_dependency(str(path))
             pset = hw.read_set(path)
-            files = site_files(pset.name, ed)
+            files = site_files(pset.name)
             section = nodes.container(classes=["homework-set"])
             head = nodes.paragraph()
             head += nodes.strong(text=pset.title)
             auto, manual = len(pset.autograded), len(pset.manual)
             head += nodes.Text(f". {len(pset.questions)} questions: {auto} autograded (public and hidden tests), "
-                               f"{manual} written, {pset.points:g} points. Draws on ")
+                               f"{manual} written and graded by hand; {pset.points:g} points, about "
+                               f"{pset.minutes / 60:.0f} hours. Draws on ")
             for i, chapter in enumerate(pset.chapters):
                 if i:
                     head += nodes.Text(", ")
@@ -110,9 +109,13 @@ class HomeworkSets(SphinxDirective):
             student.append(("notebook and public tests (zip)", up + files["student"]))
             items += _links("Students", student)
             if ed == "instructor":
-                items += _links("Instructors", [("instructor notebook with solutions", up + files["instructor"]),
-                                                ("autograder (zip, for Gradescope or otter run)",
-                                                 up + files["autograder"])])
+                para = nodes.paragraph()
+                para += nodes.strong(text="Instructors: ")
+                para += nodes.Text("the instructor notebook, the rubrics and the autograder are not published; "
+                                   "build them with ")
+                para += nodes.literal(text="make homework")
+                para += nodes.Text(f" (into _build/homework/{pset.name}/autograder, below).")
+                items += nodes.list_item("", para)
             section += items
             out.append(section)
         return out
@@ -121,7 +124,7 @@ class HomeworkSets(SphinxDirective):
 def _inputs_digest(root: Path) -> str:
     """A hash of everything a set build reads, to reuse the previous build."""
     digest = hashlib.sha256()
-    for path in [*hw.sources(root), root / "_config.yml", root / "requirements.txt",
+    for path in [*hw.sources(root), root / "_config.yml", root / "_toc.yml", root / "requirements.txt",
                  Path(hw.__file__), Path(nbtools.__file__)]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
@@ -142,7 +145,7 @@ def built_sets(root: Path) -> Path:
             if old.name != digest and ".tmp" not in old.name:
                 shutil.rmtree(old, ignore_errors=True)
         partial = cache / f"{digest}.tmp{os.getpid()}"
-        hw.build(partial, run_tests=False, root=root)
+        hw.build(partial, run_tests=False, package=False, root=root)
         try:
             partial.rename(target)
         except OSError:  # another build got there first
@@ -151,15 +154,14 @@ def built_sets(root: Path) -> Path:
 
 
 def write_set_files(app, exception):
-    """Copy each set's files of this edition into the site."""
+    """Write each set's student zip into the site."""
     if exception is not None or app.builder.format != "html":
         return
     root = Path(app.srcdir)
     built = built_sets(root)
-    ed = edition(app.config)
     for path in hw.sources(root):
         name = path.stem
-        files = {role: Path(app.outdir) / rel for role, rel in site_files(name, ed).items()}
+        files = {role: Path(app.outdir) / rel for role, rel in site_files(name).items()}
         shutil.rmtree(Path(app.outdir) / SITE_DIR / name, ignore_errors=True)
         files["student"].parent.mkdir(parents=True, exist_ok=True)
         student = built / name / "student"
@@ -167,9 +169,6 @@ def write_set_files(app, exception):
             for item in sorted(student.rglob("*")):
                 if item.is_file():
                     zf.write(item, Path(name) / item.relative_to(student))
-        if ed == "instructor":
-            shutil.copy(built / name / "autograder" / f"{name}.ipynb", files["instructor"])
-            shutil.copy(built / name / "autograder" / f"{name}-autograder.zip", files["autograder"])
 
 
 def setup(app):
