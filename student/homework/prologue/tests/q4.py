@@ -6,10 +6,41 @@ name = "q4"
 points = 3
 
 @test_case(points=1, hidden=False)
-def test_q4_pythagoras(excess, kept, w_inf):
-    import numpy as np
-    for name, value in (('excess', excess), ('kept', kept)):
-        assert isinstance(value, (float, np.floating)) and np.isfinite(value), f'q4: {name} must be a finite number (a squared norm); it is {value!r:.60}'
-    assert kept > 0, 'q4: kept = |(I - P_X) w0|^2 must be positive: a random w0 has a part outside row(X)'
-    assert abs(excess - kept) < 1e-08 * max(1.0, float(np.sum(w_inf ** 2))), f'q4: excess = {excess:.6f} but kept = {kept:.6f}; question 2 says they are equal. Check that excess uses squared norms and that kept is the squared norm of w0 - P_X w0.'
+def test_q4_gd_reaches_the_limit(w_inf, run_random, X, y, w0, lr):
+
+    def check():
+        import numpy as np
+        from ibcore import linear
+        limit = linear.gd_limit(X, y, w0)
+        assert isinstance(w_inf, np.ndarray) and w_inf.shape == w0.shape, f'q4: w_inf must be a vector of shape (d,); it is {w_inf!r:.60}'
+        assert np.linalg.norm(w_inf - limit) < 1e-12 * np.linalg.norm(limit), 'q4: w_inf is not the exact limit: take it from linear.gd_limit(X, y, w0), not from a GD run'
+        assert hasattr(run_random, 'history') and hasattr(run_random, 'w'), f'q4: run_random must be the result of linear.gradient_descent; it is {run_random!r:.60}'
+        start = np.abs(run_random.history.beta[0] - X @ w0).max() / np.abs(X @ w0).max()
+        assert start < 1e-12 and run_random.lr == lr, 'q4: run GD from w0 (the random start) with the step lr'
+        gap = np.linalg.norm(run_random.w - limit) / np.linalg.norm(limit)
+        assert run_random.success and gap < 1e-08, f'q4: GD from w0 ends at a relative distance {gap:.1e} from the limit: run it to convergence'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q4_kept_norm(kept_norm, excess, w_inf):
+
+    def check():
+        import numpy as np
+        for name, value in (('excess', excess),):
+            assert isinstance(value, (float, np.floating)) and np.isfinite(value), f'q4: {name} must be a number (a difference of squared norms); it is {value!r:.60}'
+        assert isinstance(w_inf, np.ndarray) and 0 < excess < np.sum(w_inf ** 2), 'q4: excess = |w_inf|^2 - |w*|^2 must be positive and below |w_inf|^2'
+        assert callable(kept_norm), f'q4: define the function kept_norm(X, v); kept_norm is {kept_norm!r:.60}'
+        g = np.random.default_rng(404)
+        Xt = g.standard_normal((6, 30))
+        inside = Xt.T @ g.standard_normal(6)
+        outside = np.linalg.svd(Xt)[2][6:].T @ g.standard_normal(24)
+        try:
+            values = [kept_norm(Xt, v) for v in (inside, outside, inside + outside)]
+        except Exception as err:
+            raise AssertionError(f'q4: kept_norm(X, v) raised {type(err).__name__}: {err}') from None
+        assert all((isinstance(v, (float, np.floating)) for v in values)), f'q4: kept_norm(X, v) must return a number (a squared norm); it returned {values[0]!r:.60}'
+        scale = np.sum(outside ** 2)
+        assert abs(values[0]) < 1e-10 * np.sum(inside ** 2), 'q4: kept_norm(X, v) must be 0 for a vector v of the row space of X'
+        assert abs(values[1] - scale) < 1e-10 * scale and abs(values[2] - scale) < 1e-10 * scale, 'q4: kept_norm(X, v) must be the squared norm of the part of v orthogonal to the rows of X (a squared norm: no square root)'
+    check()
 

@@ -6,20 +6,30 @@ name = "q3"
 points = 4
 
 @test_case(points=3, hidden=False)
-def test_q3_gap_shrinks_like_one_over_root_N(table_sgd, slope_sgd):
-    import numpy as np
-    names = set(getattr(getattr(table_sgd, 'dtype', None), 'names', None) or ())
-    assert {'N', 'lr', 'gap', 'gap_gradient_flow', 'informative'} <= names, f'q3: table_sgd must be the table that sweep(q.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
-    sizes = np.unique(table_sgd['N'])
-    counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])
-    assert sizes.size >= 4 and sizes[-1] >= 8 * sizes[0] and (counts.min() >= 6), 'q3: table_sgd needs at least 4 sizes N spanning a factor 8 or more, with at least 6 trials each'
-    assert np.all(table_sgd['informative'] > 0), 'q3: use an informative start (informative=0.3): from a random start the SGD noise decides the escape and single trajectories do not converge to the ODE'
-    x = np.log(sizes)
-    logs = [np.log(table_sgd['gap'][table_sgd['N'] == N]) for N in sizes]
-    fitted = np.polyfit(x, [np.mean(v) for v in logs], 1)[0]
-    assert isinstance(slope_sgd, (float, np.floating)) and abs(slope_sgd - fitted) < 1e-06, f"q3: slope_sgd = {slope_sgd!r:.12} is not the least-squares slope {fitted:.4f} of the mean log gap against log N (use the column 'gap', the gap to the ODE with the lr^2 term)"
-    w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
-    se = np.sqrt(np.sum(w ** 2 * np.array([np.var(v, ddof=1) for v in logs]) / counts))
-    assert 4 * se < 0.45, f'q3: the statistical band +/- {4 * se:.2f} is too wide to tell -1/2 from 0 or -1: use more trials'
-    assert abs(slope_sgd + 0.5) < 4 * se, f"q3: slope_sgd = {slope_sgd:.3f} is outside the band -1/2 +/- {4 * se:.3f} (4 standard errors). A slope near 0 means the gap does not shrink: compare with the ODE that keeps the lr^2 term (column 'gap')"
+def test_q3_gap_shrinks_like_one_over_root_N(table_sgd, slope_sgd, seed):
+
+    def check():
+        import numpy as np
+        import ibcore.quadratic as q
+        from ibcore.sweep import trial_seed
+        names = set(getattr(getattr(table_sgd, 'dtype', None), 'names', None) or ())
+        assert {'N', 'p', 'p_star', 'lr', 't_max', 'informative', 'trial', 'gap', 'gap_gradient_flow'} <= names, f'q3: table_sgd must be the table that sweep(q.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
+        sizes = np.unique(table_sgd['N'])
+        counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])
+        assert sizes.size >= 4 and sizes[-1] >= 8 * sizes[0] and (counts.min() >= 6), 'q3: table_sgd needs at least 4 sizes N spanning a factor 8 or more, with at least 6 trials each'
+        assert np.all(table_sgd['informative'] > 0), 'q3: use an informative start (informative=0.3): from a random start the SGD noise decides the escape and single trajectories do not converge to the ODE'
+        row = table_sgd[0]
+        params = [name for name in table_sgd.dtype.names if name in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
+        point = {name: row[name].item() for name in params}
+        rerun = q.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q3: table_sgd is not the sweep that the question asks for: sweep q.sgd_ode_gap_trial over N with fixed=fixed_sgd, seed=seed, and nothing else'
+        x = np.log(sizes)
+        logs = [np.log(table_sgd['gap'][table_sgd['N'] == N]) for N in sizes]
+        fitted = np.polyfit(x, [np.mean(v) for v in logs], 1)[0]
+        assert isinstance(slope_sgd, (float, np.floating)) and abs(slope_sgd - fitted) < 1e-06, f"q3: slope_sgd = {slope_sgd!r:.12} is not the least-squares slope of the mean log gap of table_sgd against log N (use the column 'gap', the gap to the ODE with the lr^2 term)"
+        w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
+        se = np.sqrt(np.sum(w ** 2 * np.array([np.var(v, ddof=1) for v in logs]) / counts))
+        assert 4 * se < 0.45, f'q3: the statistical band +/- {4 * se:.2f} is too wide to tell -1/2 from 0 or -1: use more trials'
+        assert abs(slope_sgd + 0.5) < 4 * se, f"q3: slope_sgd = {slope_sgd:.3f} is outside the band -1/2 +/- {4 * se:.3f} (4 standard errors). A slope near 0 means the gap does not shrink: compare with the ODE that keeps the lr^2 term (column 'gap')"
+    check()
 

@@ -6,14 +6,36 @@ name = "q4"
 points = 2
 
 @test_case(points=1, hidden=False)
-def test_q4_ode_follows_the_logistic_law(traj_nl, q_ode_nl, q_logistic_nl):
-    import numpy as np
-    assert hasattr(traj_nl, 'Q') and hasattr(traj_nl, 't'), f'q4: traj_nl must be the trajectory of q.integrate_odes; it is {traj_nl!r:.60}'
-    assert traj_nl.t[-1] >= 3.0 - 1e-12, "q4: integrate up to t' = 3"
-    q_ode, q_log = (np.asarray(q_ode_nl, dtype=float), np.asarray(q_logistic_nl, dtype=float))
-    assert q_ode.shape == q_log.shape == traj_nl.t.shape, 'q4: q_ode_nl and q_logistic_nl need one value per time'
-    trace = np.trace(traj_nl.Q, axis1=1, axis2=2) / traj_nl.Q.shape[-1]
-    assert np.abs(q_ode - trace).max() < 1e-14, "q4: q_ode_nl must be Tr Q(t')/p along traj_nl"
-    error = np.abs(q_ode - q_log).max()
-    assert error < 1e-07, f"q4: max |q_ODE - q_logistic| = {error:.1e}, it should be below 1e-7. The rate is 4 (in t'), the limit p/(p+2), and both curves must start at q0_nl"
+def test_q4_the_logistic_law(traj_nl, q_ode_nl, logistic_overlap, q0_nl, p):
+
+    def check():
+        import types
+        import numpy as np
+        assert hasattr(traj_nl, 'Q') and hasattr(traj_nl, 't') and hasattr(traj_nl, 'R'), f'q4: traj_nl must be the trajectory of q.integrate_odes; it is {traj_nl!r:.60}'
+        assert traj_nl.t[-1] >= 3.0 - 1e-12 and np.all(traj_nl.R == 0), "q4: integrate up to t' = 3 from R(0) = 0"
+        assert np.abs(traj_nl.Q[0] - q0_nl * np.eye(p)).max() < 1e-15, 'q4: start from Q(0) = q0_nl I'
+        assert isinstance(q_ode_nl, np.ndarray) and q_ode_nl.shape == traj_nl.t.shape, f'q4: q_ode_nl must be an array with one value per time of traj_nl; it is {q_ode_nl!r:.60}'
+        assert np.abs(q_ode_nl - np.trace(traj_nl.Q, axis1=1, axis2=2) / p).max() < 1e-14, "q4: q_ode_nl must be Tr Q(t')/p along traj_nl"
+        assert callable(logistic_overlap), f'q4: define the function logistic_overlap(t, q0, p); it is {logistic_overlap!r:.60}'
+        codes, names = ([logistic_overlap.__code__], set())
+        while codes:
+            code = codes.pop()
+            names |= set(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        found = logistic_overlap.__globals__
+        used = sorted((name for name in names if name == 'ibcore' or any((str(getattr(found.get(name), a, '')).startswith('ibcore') for a in ('__name__', '__module__')))))
+        assert not used, f"q4: logistic_overlap must use NumPy only, but it calls ibcore ({', '.join(used)})"
+        t = np.linspace(0.0, 4.0, 4001)
+        for q0, width in ((0.2, 6), (0.9, 2)):
+            try:
+                curve = logistic_overlap(t, q0, width)
+            except Exception as err:
+                raise AssertionError(f'q4: logistic_overlap(t, q0, p) raised {type(err).__name__}: {err}') from None
+            assert isinstance(curve, np.ndarray) and curve.shape == t.shape, f'q4: logistic_overlap(t, q0, p) must return one value per time of t; it returned {curve!r:.60}'
+            q_bar = width / (width + 2)
+            assert abs(curve[0] - q0) < 1e-12, f"q4: logistic_overlap must start at q0 = {q0} at t' = 0"
+            slope = (curve[2:] - curve[:-2]) / (t[2] - t[0])
+            law = 4 * curve[1:-1] * (1 - curve[1:-1] / q_bar)
+            assert np.abs(slope - law).max() < 0.0001, f"q4: with q0 = {q0} and p = {width}, logistic_overlap does not solve dq/dt' = 4 q (1 - q / Q_bar) with Q_bar = p / (p + 2): check the rate 4, the limit, and that p is the argument, not the notebook's p"
+    check()
 

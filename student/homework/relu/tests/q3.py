@@ -6,19 +6,52 @@ name = "q3"
 points = 5
 
 @test_case(points=1, hidden=False)
-def test_q3_settling_step(T0, run_gd):
-    import numpy as np
-    assert hasattr(run_gd, 'last_change') and hasattr(run_gd, 'history'), f'q3: run_gd must be the result of R.gradient_descent; it is {run_gd!r:.60}'
-    assert isinstance(T0, (int, np.integer)) and (not isinstance(T0, bool)), f'q3: T0 must be an integer; it is {T0!r:.60}'
-    last = int(np.max(run_gd.last_change))
-    assert T0 == last, f'q3: T0 = {T0}, but the pattern of run_gd last changes at step {last}: T0 is the largest entry of run_gd.last_change (R.stabilisation_step)'
-    assert 0 < T0 < run_gd.n_steps, 'q3: the pattern must settle before the run ends'
+def test_q3_settling_step(T0, run_gd, w0_one, X, lr):
 
-@test_case(points=2, hidden=False)
-def test_q3_gd_lands_on_the_least_squares_limit(w_gd, w_limit, X):
-    import numpy as np
-    for name, w in (('w_gd', w_gd), ('w_limit', w_limit)):
-        assert isinstance(w, np.ndarray) and w.shape == (X.shape[1],), f'q3: {name} must be a weight vector of shape (d,) = ({X.shape[1]},); it is {w!r:.60}'
-    gap = np.linalg.norm(w_gd - w_limit) / np.linalg.norm(w_gd)
-    assert gap < 1e-08, f'q3: |w_gd - w_limit| / |w_gd| = {gap:.2e}, it should be below 1e-8. Check that w_T0 is the iterate at step T0 (w0 + alpha_T0 X, with alpha_T0 = run_gd.history.alpha[T0]) and that w_limit keeps the part of w_T0 orthogonal to the positive rows: w_PLS + w_T0 - P+ w_T0'
+    def check():
+        import numpy as np
+        assert hasattr(run_gd, 'last_change') and hasattr(run_gd, 'history'), f'q3: run_gd must be the result of R.gradient_descent; it is {run_gd!r:.60}'
+        h = run_gd.history
+        start = np.abs(h.beta[0] - X @ w0_one).max() / np.abs(X @ w0_one).max()
+        assert start < 1e-12 and run_gd.lr == lr, 'q3: run GD from w0_one with the step lr'
+        assert np.array_equal(h.step, np.arange(h.step.size)), 'q3: run GD with the default record_every=1'
+        assert isinstance(T0, (int, np.integer)) and (not isinstance(T0, bool)), f'q3: T0 must be an integer; it is {T0!r:.60}'
+        last = int(np.max(run_gd.last_change))
+        assert T0 == last, f'q3: T0 = {T0}, but the pattern of run_gd last changes at step {last}: T0 is the largest entry of run_gd.last_change (R.stabilisation_step)'
+        assert 0 < T0 < run_gd.n_steps, 'q3: the pattern must settle before the run ends'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q3_iterate_at_T0(w_T0, run_gd, w0_one, X):
+
+    def check():
+        import numpy as np
+        assert hasattr(run_gd, 'last_change') and hasattr(run_gd, 'history'), 'q3: set run_gd first'
+        assert isinstance(w_T0, np.ndarray) and w_T0.shape == (X.shape[1],), f'q3: w_T0 must be a weight vector of shape (d,) = ({X.shape[1]},); it is {w_T0!r:.60}'
+        recorded = run_gd.history.beta[int(np.max(run_gd.last_change))]
+        off = np.abs(X @ w_T0 - recorded).max() / np.abs(recorded).max()
+        assert off < 1e-10, f'q3: X @ w_T0 differs from the pre-activations that GD recorded at step T0 by {off:.1e} (relative): w_T0 is the iterate at the settling step T0, not at the end of the run'
+        shift = w_T0 - w0_one
+        outside = shift - X.T @ np.linalg.lstsq(X.T, shift, rcond=None)[0]
+        assert np.linalg.norm(outside) < 1e-10 * np.linalg.norm(w_T0), 'q3: w_T0 - w0_one must be a combination X^T alpha of the rows of X'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q3_limit_is_least_squares_on_the_positives(w_limit, w_gd, run_gd, w0_one, X, y):
+
+    def check():
+        import numpy as np
+        for name, w in (('w_gd', w_gd), ('w_limit', w_limit)):
+            assert isinstance(w, np.ndarray) and w.shape == (X.shape[1],), f'q3: {name} must be a weight vector of shape (d,) = ({X.shape[1]},); it is {w!r:.60}'
+        assert hasattr(run_gd, 'history') and np.array_equal(w_gd, run_gd.w), 'q3: w_gd must be run_gd.w'
+        pos = y > 0
+        fit = np.abs(X[pos] @ w_limit - y[pos]).max() / np.abs(y).max()
+        assert fit < 1e-12, f'q3: X+ w_limit misses y+ by {fit:.1e} (relative): compute w_limit exactly from w_T0 with the formula, not from the GD run'
+        w_T0 = w0_one + run_gd.history.alpha[int(np.max(run_gd.last_change))] @ X
+        shift = w_limit - w_T0
+        outside = shift - X[pos].T @ np.linalg.lstsq(X[pos].T, shift, rcond=None)[0]
+        assert np.linalg.norm(outside) < 1e-12 * np.linalg.norm(w_limit), 'q3: w_limit keeps the wrong part of w_T0: w_limit - w_T0 must lie in the span of the positive rows, so that w_limit keeps (I - P+) w_T0'
+        gap = np.linalg.norm(w_gd - w_limit) / np.linalg.norm(w_gd)
+        assert gap < 1e-08, f'q3: |w_gd - w_limit| / |w_gd| = {gap:.1e}: the theorem says they agree'
+    check()
 

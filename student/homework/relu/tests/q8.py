@@ -5,15 +5,32 @@ OK_FORMAT = False
 name = "q8"
 points = 3
 
-@test_case(points=2, hidden=False)
-def test_q8_gd_is_the_linear_limit(run_dis, W_lim, W0_dis, b_min, b_dis, X):
-    import numpy as np
-    assert isinstance(b_min, (float, np.floating)) and 0 < b_min < b_dis, f'q8: b_min must be 3 sqrt(n/(3 m d)), a positive number below b_dis = {b_dis}; it is {b_min!r:.40}'
-    assert abs(b_min - 3 * np.sqrt(X.shape[0] / (3 * W0_dis.shape[0] * X.shape[1]))) < 1e-12, 'q8: b_min must be 3 sqrt(n / (3 m d))'
-    assert hasattr(run_dis, 'last_change') and np.asarray(run_dis.w).shape == W0_dis.shape, 'q8: run_dis must be the GD result of the 4 neurons from W0_dis'
-    assert np.all(run_dis.last_change == 0), 'q8: the activation pattern changed during the run: start from W0_dis with signs=signs_dis'
-    W_lim = np.asarray(W_lim, dtype=float)
-    assert W_lim.shape == W0_dis.shape, f'q8: W_lim must have shape {W0_dis.shape}'
-    error = np.linalg.norm(run_dis.w - W_lim) / np.linalg.norm(W_lim)
-    assert error < 1e-08, f'q8: |W_GD - W_lim| / |W_lim| = {error:.1e}, it should be below 1e-8. Each row of W_lim keeps the part of w_j(0) orthogonal to the rows of S_j and adds the min-norm interpolator of s_j y on S_j'
+@test_case(points=1, hidden=False)
+def test_q8_the_pattern_never_changes(run_dis, b_min, b_dis, W0_dis):
+
+    def check():
+        import numpy as np
+        assert isinstance(b_min, (float, np.floating)) and 0 < b_min < b_dis, f'q8: b_min must be a positive number below b_dis = {b_dis}; it is {b_min!r:.40}'
+        assert hasattr(run_dis, 'last_change') and np.asarray(run_dis.w).shape == W0_dis.shape, f'q8: run_dis must be the GD result of the 4 neurons from W0_dis; it is {run_dis!r:.60}'
+        assert run_dis.success, 'q8: run GD to convergence'
+        assert np.all(run_dis.last_change == 0), 'q8: the activation pattern changed during the run: start from W0_dis with signs=signs_dis'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q8_limit_is_linear_regression_on_each_subset(W_lim, run_dis, W0_dis, assignment_dis, signs_dis, X, y):
+
+    def check():
+        import numpy as np
+        assert isinstance(W_lim, np.ndarray) and W_lim.shape == W0_dis.shape, f'q8: W_lim must be an array of shape {W0_dis.shape}; it is {W_lim!r:.60}'
+        for j in range(W0_dis.shape[0]):
+            S = assignment_dis == j
+            fit = np.abs(X[S] @ W_lim[j] - signs_dis[j] * y[S]).max() / np.abs(y).max()
+            assert fit < 1e-12, f'q8: row {j} of W_lim misses s_j y on its subset S_j by {fit:.1e} (relative): compute W_lim exactly with the formula, not from the GD run'
+            shift = W_lim[j] - W0_dis[j]
+            outside = shift - X[S].T @ np.linalg.lstsq(X[S].T, shift, rcond=None)[0]
+            assert np.linalg.norm(outside) < 1e-12 * np.linalg.norm(W_lim[j]), f'q8: row {j} of W_lim changes w_j(0) outside the span of the rows of S_j: it must keep (I - P_Sj) w_j(0)'
+        assert hasattr(run_dis, 'w'), 'q8: set run_dis first'
+        error = np.linalg.norm(run_dis.w - W_lim) / np.linalg.norm(W_lim)
+        assert error < 1e-08, f'q8: |W_GD - W_lim| / |W_lim| = {error:.1e}: the theorem says they agree'
+    check()
 

@@ -5,16 +5,40 @@ OK_FORMAT = False
 name = "q9"
 points = 3
 
-@test_case(points=2, hidden=False)
-def test_q9_excess_is_the_stuck_cost(frozen_bad, loss_excess_bad, stuck_cost_bad, run_bad, w0_bad, X, y):
-    import numpy as np
-    import ibcore.relu as R
-    expected = np.flatnonzero((y > 0) & (X @ w0_bad <= 0))
-    frozen = np.asarray(frozen_bad)
-    assert frozen.dtype.kind in 'iu' and np.array_equal(np.sort(frozen), expected), f'q9: frozen_bad must hold the indices of the positive labels with x_i.w0 <= 0 ({expected.size} here); it is {frozen_bad!r:.60}'
-    assert hasattr(run_bad, 'loss') and np.asarray(run_bad.w).shape == w0_bad.shape and run_bad.success, 'q9: run_bad must be the converged GD run of one neuron from w0_bad'
-    excess = run_bad.loss - R.min_norm_solution(X, y).loss
-    assert abs(loss_excess_bad - excess) < 1e-14, 'q9: loss_excess_bad must be run_bad.loss - L_min'
-    assert abs(stuck_cost_bad - np.sum(y[expected] ** 2) / (2 * len(y))) < 1e-14, 'q9: stuck_cost_bad must be sum y_i^2 / (2n) over the frozen examples'
-    assert abs(loss_excess_bad - stuck_cost_bad) < 1e-12, f'q9: L - L_min = {loss_excess_bad:.6f} but the frozen examples cost {stuck_cost_bad:.6f}: run GD to convergence from w0_bad with the step lr'
+@test_case(points=1, hidden=False)
+def test_q9_frozen_examples(frozen_bad, run_bad, w0_bad, X, y, lr):
+
+    def check():
+        import warnings
+        import numpy as np
+        import ibcore.relu as R
+        assert hasattr(run_bad, 'last_change') and np.asarray(run_bad.w).shape == w0_bad.shape, f'q9: run_bad must be the GD run of one neuron from w0_bad; it is {run_bad!r:.60}'
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', R.InactivePositiveWarning)
+            run = R.gradient_descent(X, y, w0_bad, lr=lr, record_every=None)
+        assert np.array_equal(run_bad.w, run.w), 'q9: run_bad must be the GD run from w0_bad with the step lr'
+        expected = np.flatnonzero((y > 0) & (X @ w0_bad <= 0) & (run.last_change == 0))
+        assert isinstance(frozen_bad, np.ndarray) and frozen_bad.dtype.kind in 'iu', f'q9: frozen_bad must be an integer array of indices; it is {frozen_bad!r:.60}'
+        assert np.array_equal(np.sort(frozen_bad), expected), f'q9: frozen_bad must hold the indices of the positive labels with x_i.w0 <= 0 that never become active ({expected.size} here); it holds {frozen_bad.size}'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q9_excess_and_cost(loss_excess_bad, frozen_cost, run_bad, y):
+
+    def check():
+        import numpy as np
+        assert isinstance(loss_excess_bad, (float, np.floating)), f'q9: loss_excess_bad must be a number; it is {loss_excess_bad!r:.60}'
+        assert hasattr(run_bad, 'loss'), 'q9: set run_bad first'
+        minimum = np.sum(y[y < 0] ** 2) / (2 * len(y))
+        assert abs(loss_excess_bad - (run_bad.loss - minimum)) < 1e-14, 'q9: loss_excess_bad must be run_bad.loss - L_min, with L_min the loss of w* (R.min_norm_solution)'
+        assert callable(frozen_cost), f'q9: define the function frozen_cost(y, frozen); it is {frozen_cost!r:.60}'
+        g = np.random.default_rng(909)
+        yt = g.uniform(-1, 1, 12)
+        try:
+            values = [frozen_cost(yt, np.array([1, 4, 7])), frozen_cost(yt, np.array([], dtype=int))]
+        except Exception as err:
+            raise AssertionError(f'q9: frozen_cost(y, frozen) raised {type(err).__name__}: {err}') from None
+        assert all((isinstance(v, (float, np.floating)) for v in values)), f'q9: frozen_cost must return a number; it returned {values[0]!r:.60}'
+        assert abs(values[0] - (yt[1] ** 2 + yt[4] ** 2 + yt[7] ** 2) / 24) < 1e-15 and values[1] == 0, 'q9: frozen_cost(y, frozen) must be the sum of y_i^2 / (2n) over the indices in frozen, n = len(y)'
+    check()
 
