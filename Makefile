@@ -69,7 +69,7 @@ VENDOR   := $(if $(SET_UP),,vendor)
 CHROMIUM := $(if $(SET_UP),,chromium)
 
 .PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
-        student-check pdf-check chromium vendor notebooks bench clean homework homework-check
+        student-check pdf-check chromium vendor notebooks bench clean homework homework-check homework-grader
 
 help:
 	@echo "make book         build the website into _build/html"
@@ -148,7 +148,8 @@ test: $(STAMP)
 	s=$$?; rm -f $$t; exit $$s
 
 # the tests of what the other stages build (they skip when it is missing): theirs, not unit's
-BUILT_TESTS := tests/homework/test_grading.py tests/homework/test_site.py
+BUILT_TESTS := tests/homework/test_grading.py tests/homework/test_site.py tests/homework/test_environment.py \
+               tests/homework/test_teaching.py
 
 unit: $(STAMP)
 	@$(call run,unit,ibcore's unit tests; the book's structure; generated notebooks in sync,\
@@ -183,19 +184,41 @@ pdf-check: site student pdf pdf-student
 	  $(SITE_TESTS)/test_pdf.py)
 
 # the problem sets (homework/*.md) through `otter assign`: _build/homework/<set>/{student,autograder}
-# in otter's layout, each instructor notebook graded to full marks by otter on the way; then the
-# student copies that Colab and Binder open are refreshed in student/homework/ (commit them)
+# in otter's layout (the autograder zip self-contained: ibcore's wheel, the pins), each instructor
+# notebook graded to full marks by otter on the way; then the student copies that Colab and
+# Binder open are refreshed in student/homework/ (commit them)
 homework: $(STAMP)
 	@$(call run,homework,the problem sets through otter assign into _build/homework,\
 	  $(BIN)/python -m tools.homework build --out _build/homework --sync)
 
-# the grading proofs on a fresh build (student/homework/ is compared with it, not rewritten; the
-# tests grade the instructor notebook themselves), and the sets' links and files on both editions
+# the tests' build: without otter's grading run (the tests grade) and without the sync
+# (student/homework/ is compared with it, not rewritten)
+HOMEWORK_INPUTS := $(wildcard homework/*.md) $(wildcard ibcore/*.py ibcore/*/*.py) tools/homework.py \
+                   tools/homework_grader.py tools/notebooks.py _config.yml _toc.yml requirements.txt pyproject.toml
+_build/homework/.built: $(STAMP) $(HOMEWORK_INPUTS)
+	@$(call run,homework,the problem sets through otter assign into _build/homework (for the tests),\
+	  $(BIN)/python -m tools.homework build --out _build/homework --no-run-tests && touch $@)
+
+# the grading proofs (seeds; a common mistake; shortcuts; skeletons; no secret in student files),
+# and the sets' links and files on both editions
 TEST_STAGES += homework-check
-homework-check: $(STAMP) site student
-	@$(call run,homework-check,the problem sets: graded by otter; student files free of solutions,\
-	  $(BIN)/python -m tools.homework build --out _build/homework --no-run-tests \
-	  && IB_HOMEWORK=_build/homework IB_SITE=_build/html IB_STUDENT_SITE=_build/student $(PYTEST) tests/homework)
+homework-check: _build/homework/.built site student
+	@$(call run,homework-check,the problem sets: graded by otter for other seeds; mistakes and shortcuts lose; no solution published,\
+	  IB_HOMEWORK=_build/homework IB_SITE=_build/html IB_STUDENT_SITE=_build/student \
+	  $(PYTEST) tests/homework --ignore=tests/homework/test_environment.py)
+
+# the grading environment of each set built from its autograder zip alone, as Gradescope builds
+# it (setup.sh in a fresh venv; the venv of the pins cached in ~/.cache/ibcore/grader-venv), and
+# the instructor and untouched notebooks graded there through the zip's entry point; the times
+TEST_STAGES += homework-grader
+homework-grader: _build/homework/.built
+	@$(call run,homework-grader,each set graded in the environment built from its autograder zip alone,\
+	  rm -f _build/homework/grading-times.txt \
+	  && IB_HOMEWORK=_build/homework IB_GRADING_TIMES=$(CURDIR)/_build/homework/grading-times.txt \
+	  $(PYTEST) tests/homework/test_environment.py && cat _build/homework/grading-times.txt)
+ifdef SET_UP
+homework-grader: | student
+endif
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .

@@ -1,11 +1,13 @@
-"""The grading works, proved on the built sets with `otter run` (no container).
+"""The grading is right, proved on the built sets with `otter run` (no container, this environment).
 
-* the instructor notebook scores full marks;
-* the student notebook as handed out runs from top to bottom and scores 0 on every
-  autograded question;
-* one deliberately wrong answer (the source's ``wrong_answer``) fails exactly its question,
-  with the message that the source promises;
-* no solution, model answer or hidden test reaches a student file.
+* the student notebook as handed out runs from top to bottom, defines the names its tests
+  read and nothing else, and `grader.check` says what is missing in the tests' own words;
+* the instructor notebook scores full marks for other seeds too (the grading environment
+  built from the zip alone grades the default seed: test_environment.py);
+* a common mistake fails exactly its question, with the message the source promises;
+* submissions that skip the work (the source's shortcuts) lose their points, and only theirs;
+* no solution, model answer or hidden test reaches a student file;
+* the autograder zip carries everything its grading needs, pinned, and nothing it does not.
 """
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import venv
 import zipfile
 from pathlib import Path
@@ -25,26 +26,15 @@ import pytest
 from nbclient import NotebookClient
 
 from tools import homework as hw
+from tools import homework_grader
 from tools import notebooks as nbtools
 
+from . import support
 from .conftest import IDS, SETS
 
-
-def otter_run(submission: Path, autograder: Path, out: Path) -> dict:
-    """Grade one notebook with the `otter run` command; return {question: (score, max, output)}."""
-    out.mkdir(parents=True, exist_ok=True)
-    run = subprocess.run([sys.executable, "-m", "otter", "run", "--no-logo", "-a", str(autograder),
-                          "-o", str(out), str(submission)], capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stdout + run.stderr
-    results = json.loads((out / "results.json").read_text())
-    return {t["name"]: (t["score"], t["max_score"], t.get("output", "")) for t in results["tests"]
-            if "max_score" in t}
-
-
-def paths(built: Path, name: str) -> tuple[Path, Path, Path]:
-    folder = built / name
-    return (folder / "autograder" / f"{name}.ipynb", folder / "student" / f"{name}.ipynb",
-            folder / "autograder" / f"{name}-autograder.zip")
+# the instructor notebook is graded with these seeds here, and with the set's own (2026) in the
+# grading environment built from the zip: five seeds in all
+SEEDS = (1, 2, 3, 5)
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
@@ -53,60 +43,82 @@ def test_committed_student_copy_is_current(built, path):
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_instructor_notebook_scores_full_marks(built, path, tmp_path):
-    instructor, _, autograder = paths(built, path.stem)
-    pset = hw.read_set(path)
-    scores = otter_run(instructor, autograder, tmp_path)
-    assert sorted(scores) == sorted(q.name for q in pset.autograded)
-    for q in pset.autograded:
-        score, possible, output = scores[q.name]
-        assert possible == q.points and score == possible, f"{q.name}: {score}/{possible}\n{output}"
+def test_student_skeletons_define_what_the_tests_read(built, path):
+    _, student, _ = support.paths(built, path.stem)
+    problems = hw.skeleton_problems(hw.read_set(path), nbformat.read(student, as_version=4))
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_student_notebook_runs_and_scores_zero(built, path, tmp_path):
-    _, student, autograder = paths(built, path.stem)
+def test_student_notebook_runs_and_says_what_is_missing(built, path, tmp_path):
+    _, student, _ = support.paths(built, path.stem)
     work = tmp_path / "student"
     shutil.copytree(student.parent, work)
     nb = nbformat.read(work / student.name, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(work)}}).execute()
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors, f"the handed-out notebook raised: {errors[0]['ename']}: {errors[0]['evalue']}"
-    checks = "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", ""))
-                     for c in nb.cells if c.source.startswith("grader.check(") for o in c.get("outputs", []))
-    assert "failed" in checks or "❌" in checks, "grader.check must report the unanswered questions"
-    scores = otter_run(student, autograder, tmp_path / "results")
     pset = hw.read_set(path)
+    checks = {m.group(1): "".join(o.get("text", "") + str(o.get("data", {}).get("text/plain", ""))
+                                  for o in c.get("outputs", []))
+              for c in nb.cells if (m := re.match(r'grader\.check\("(\w+)"\)', c.source))}
+    assert sorted(checks) == sorted(q.name for q in pset.autograded)
+    for name, output in checks.items():
+        assert support.failures(output), f"grader.check({name!r}) must report the unanswered question:\n{output}"
+        bad = support.unreadable(name, output)
+        assert not bad, f"grader.check({name!r}) shows errors that are not the tests' messages:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_instructor_notebook_scores_full_marks_for_other_seeds(built, path, seed, tmp_path):
+    pset = hw.read_set(path)
+    _, _, autograder = support.paths(built, pset.name)
+    submission = support.write(support.instructor_with(built, pset, seed=seed), tmp_path, pset.name)
+    scores = support.otter_run(submission, autograder, tmp_path / "results")
+    assert sorted(scores) == sorted(q.name for q in pset.autograded)
     for q in pset.autograded:
-        assert scores[q.name][0] == 0, f"{q.name} scores {scores[q.name][0]} with `...` as the answer"
+        score, possible, output = scores[q.name]
+        assert possible == q.points and score == possible, f"seed {seed}: {q.name} scores {score}/{possible}\n{output}"
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
 def test_wrong_answer_fails_exactly_its_question_with_a_useful_message(built, path, tmp_path):
-    instructor, _, autograder = paths(built, path.stem)
     pset = hw.read_set(path)
-    wrong = pset.meta["wrong_answer"]
-    variable = wrong["line"].split("=")[0].strip()
-    nb = nbformat.read(instructor, as_version=4)
-    replaced = 0
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            lines = cell.source.splitlines()
-            new = [wrong["line"] if re.match(rf"{re.escape(variable)}\s*=", line) else line for line in lines]
-            replaced += new != lines
-            cell.source = "\n".join(new)
-    assert replaced == 1, f"the instructor notebook must assign {variable} in exactly one cell"
-    submission = tmp_path / instructor.name
-    nbformat.write(nb, submission)
-    scores = otter_run(submission, autograder, tmp_path / "results")
+    wrong = pset.wrong_answer
+    _, _, autograder = support.paths(built, pset.name)
+    submission = support.write(support.instructor_with(built, pset, submissions=[wrong]), tmp_path, pset.name)
+    scores = support.otter_run(submission, autograder, tmp_path / "results")
     for q in pset.autograded:
         score, possible, output = scores[q.name]
-        if q.name == wrong["question"]:
-            assert score < possible, f"{q.name} must fail with `{wrong['line']}`"
-            assert wrong["message"] in output, f"{q.name}'s failure must say {wrong['message']!r}:\n{output}"
-            assert "Error at line" in output and "AssertionError" in output, "the student sees the failed assert"
+        if q.name == wrong.question:
+            assert score < possible, f"{q.name} must fail with {wrong.lines}"
+            assert wrong.message in output, f"{q.name}'s failure must say {wrong.message!r}:\n{output}"
+            assert not support.unreadable(q.name, output), support.unreadable(q.name, output)
         else:
-            assert score == possible, f"{q.name} must not be affected by a wrong {variable}:\n{output}"
+            assert score == possible, f"{q.name} must not be affected by the mistake in {wrong.question}:\n{output}"
+
+
+@pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_shortcuts_lose_their_points(built, path, tmp_path):
+    """One submission with every shortcut of the source, each in its own question (they are
+    independent): each loses at least its points, every other question keeps full marks."""
+    pset = hw.read_set(path)
+    shortcuts = {s.question: s for s in pset.shortcuts}
+    assert len(shortcuts) == len(pset.shortcuts), "one shortcut per question (put its lines together)"
+    _, _, autograder = support.paths(built, pset.name)
+    submission = support.write(support.instructor_with(built, pset, submissions=pset.shortcuts), tmp_path, pset.name)
+    scores = support.otter_run(submission, autograder, tmp_path / "results")
+    for q in pset.autograded:
+        score, possible, output = scores[q.name]
+        if q.name in shortcuts:
+            lost = possible - score
+            assert lost >= shortcuts[q.name].loses, (
+                f"{q.name}: the shortcut {shortcuts[q.name].lines} loses {lost:g} points, it must lose at least "
+                f"{shortcuts[q.name].loses:g}:\n{output}")
+            assert not support.unreadable(q.name, output), support.unreadable(q.name, output)
+        else:
+            assert score == possible, f"{q.name} has no shortcut and must keep full marks:\n{output}"
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
@@ -134,22 +146,40 @@ def test_the_leak_check_sees_the_instructor_files(built, path):
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_autograder_zip_is_ready_for_gradescope(built, path):
-    _, _, autograder = paths(built, path.stem)
+def test_autograder_zip_is_self_contained_and_pinned(built, path):
     pset = hw.read_set(path)
+    _, _, autograder = support.paths(built, pset.name)
     with zipfile.ZipFile(autograder) as zf:
         names = set(zf.namelist())
-        assert {"run_autograder", "setup.sh", "environment.yml", "otter_config.json"} <= names
-        tests = {n for n in names if n.startswith("tests/")}
-        assert tests == {f"tests/{q.name}.py" for q in pset.autograded}
-        hidden = "".join(zf.read(n).decode() for n in tests)
-        for q in pset.autograded:
-            assert all(f"def {t}(" in hidden for t in q.hidden_tests + q.public_tests)
-        environment = zf.read("environment.yml").decode()
-        assert not any(n.endswith(".ipynb") for n in names), "the zip carries no notebook with solutions"
-    for pin in (hw.requirement("numpy"), hw.requirement("scipy"), "ibcore @ ",
-                hw.requirement("otter-grader").replace("otter-grader", "otter-grader[grading,plugins]")):
-        assert pin in environment, f"Gradescope's environment lacks {pin}"
+        read = {n: zf.read(n) for n in names}
+    wheels = [n for n in names if n.endswith(".whl")]
+    assert {"run_autograder", "setup.sh", "run_otter.py", "requirements.txt", "constraints.txt", "written.json",
+            "otter_config.json"} <= names and len(wheels) == 1
+    assert not any(n.endswith(".ipynb") for n in names), "the zip carries no notebook with solutions"
+    tests = {n for n in names if n.startswith("tests/")}
+    assert tests == {f"tests/{q.name}.py" for q in pset.autograded}
+    code = "".join(read[n].decode() for n in tests)
+    assert all(f"def {t}(" in code for q in pset.autograded for t in q.hidden_tests + q.public_tests)
+    # everything pinned, at the book's pins; ibcore from the wheel, not from a repository or a tag
+    requirements = [line for line in read["requirements.txt"].decode().splitlines() if line and not line.startswith("#")]
+    assert requirements == hw.grader_requirements()
+    assert all(re.match(r"^[\w.\[\]-]+==[\w.]+$", line) for line in requirements), requirements
+    constraints = dict(line.lower().split("==") for line in read["constraints.txt"].decode().splitlines()
+                       if line and not line.startswith("#"))
+    for line in nbtools.ROOT.joinpath("requirements.txt").read_text().splitlines():
+        if m := re.match(r"^([\w.-]+)==(\S+)", line.strip()):
+            assert constraints.get(m.group(1).lower()) == m.group(2), f"constraints.txt must pin {line.strip()}"
+    setup = read["setup.sh"].decode()
+    for absent in ("playwright", "chromium", "git+", "github.com/implicit-bias", "install_ref", "environment.yml"):
+        assert absent not in setup, f"setup.sh must not mention {absent}"
+    assert wheels[0] in setup and "-r requirements.txt -c constraints.txt" in setup
+    # the wheel holds this checkout's ibcore, file for file
+    with zipfile.ZipFile(autograder) as zf, zipfile.ZipFile(zf.open(wheels[0])) as wheel:
+        packaged = {n: wheel.read(n) for n in wheel.namelist() if n.startswith("ibcore/")}
+    here = {p.relative_to(nbtools.ROOT).as_posix(): p.read_bytes() for p in (nbtools.ROOT / "ibcore").rglob("*.py")}
+    assert packaged == here, "the wheel must hold the ibcore of this checkout"
+    assert json.loads(read["written.json"]) == hw.written_questions(pset)
+    assert read["run_otter.py"].decode() == Path(homework_grader.__file__).read_text()
 
 
 def test_setup_cell_installs_otter_where_it_is_missing(built, tmp_path):

@@ -1,6 +1,12 @@
-"""The problem sets on the two built editions: the right links, the right files, no leak."""
+"""The problem sets on the two built editions: the right links, the right files, no leak.
+
+Neither edition publishes a set's instructor material: every file of both sites is searched
+for the sets' solution lines, model answers, rubrics and hidden tests (the chapters' own
+exercise solutions stay in the default edition, as its pages show them).
+"""
 from __future__ import annotations
 
+import re
 import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -15,6 +21,10 @@ from .conftest import IDS, SETS
 
 PAGE = Path("book") / "teaching.html"
 CONFIG = nbtools.load_config()
+# what each edition legitimately shows of the chapters (the default one with their solutions);
+# nothing of the Teaching page may come from a set
+CHAPTERS = {"instructor": "\n".join(md.read_text(encoding="utf-8") for md in nbtools.chapters()),
+            "student": "\n".join(nbtools.strip_solutions(md.read_text(encoding="utf-8")) for md in nbtools.chapters())}
 
 
 class _Hrefs(HTMLParser):
@@ -32,51 +42,57 @@ def hrefs(site: Path) -> list[str]:
     return parser.hrefs
 
 
-def local(site: Path, href: str) -> Path:
-    return (site / PAGE).parent.joinpath(href).resolve()
+@pytest.fixture(scope="module", params=["instructor", "student"])
+def edition(request, site, student_site):
+    return request.param, site if request.param == "instructor" else student_site
+
+
+@pytest.fixture(scope="module")
+def published(edition):
+    """Every readable file of an edition, read once for all the sets."""
+    return hw.readable_folder(edition[1])
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_instructor_edition_links_every_file_of_the_set(site, path):
+def test_both_editions_link_the_student_files_only(edition, path):
+    name, site = edition
     links = hrefs(site)
-    for rel in sh.site_files(path.stem, "instructor").values():
-        href = next((h for h in links if h.endswith(rel)), None)
-        assert href, f"the instructor edition must link {rel}"
-        assert local(site, href) == (site / rel).resolve() and (site / rel).is_file()
+    student = sh.site_files(path.stem)["student"]
+    assert any(h.endswith(student) for h in links) and (site / student).is_file()
     for url in sh.launch_urls(CONFIG, path.stem).values():
         assert url in links
     committed = nbtools.ROOT / hw.STUDENT_COPY / path.stem / f"{path.stem}.ipynb"
     assert committed.is_file(), "Colab and Binder open the committed student notebook"
     assert all(u.endswith(committed.relative_to(nbtools.ROOT).as_posix())
                for u in sh.launch_urls(CONFIG, path.stem).values())
-
-
-@pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_student_edition_links_only_the_student_files(student_site, path):
-    links = hrefs(student_site)
-    student = sh.site_files(path.stem, "student")["student"]
-    assert any(h.endswith(student) for h in links) and (student_site / student).is_file()
-    for url in sh.launch_urls(CONFIG, path.stem).values():
-        assert url in links
-    instructor_only = set(sh.site_files(path.stem, "instructor").values()) - {student}
-    assert not [h for h in links if any(h.endswith(rel) for rel in instructor_only)]
-    assert not [rel for rel in instructor_only if (student_site / rel).exists()]
-    with zipfile.ZipFile(student_site / student) as zf:
+    assert sorted(p.name for p in (site / sh.SITE_DIR / path.stem).iterdir()) == [Path(student).name]
+    with zipfile.ZipFile(site / student) as zf:
         names = set(zf.namelist())
-    assert f"{path.stem}/{path.stem}.ipynb" in names
-    assert {f"{path.stem}/tests/{q.name}.py" for q in hw.read_set(path).autograded if q.public_tests} <= names
+    assert names == {f"{path.stem}/{path.stem}.ipynb"} | {
+        f"{path.stem}/tests/{q.name}.py" for q in hw.read_set(path).autograded if q.public_tests}
 
 
-def test_student_edition_has_no_instructor_file(student_site):
-    found = [p.relative_to(student_site).as_posix() for p in student_site.rglob("*")
-             if p.name.endswith(("-autograder.zip", "-instructor.ipynb"))]
-    assert not found, f"instructor files in the student edition: {found}"
+def test_no_instructor_file_in_either_edition(edition):
+    name, site = edition
+    found = [p.relative_to(site).as_posix() for p in site.rglob("*")
+             if re.search(r"-(autograder\.zip|instructor\.ipynb|rubrics\.md)$|^written\.json$", p.name)]
+    assert not found, f"instructor files in the {name} edition: {found}"
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_no_secret_on_any_page_of_the_student_edition(student_site, path):
-    # what the student edition legitimately shows: its chapters without their solutions (and
-    # nothing from this guide, whose examples must not come from a set)
-    chapters = "\n".join(nbtools.strip_solutions(md.read_text(encoding="utf-8")) for md in nbtools.chapters())
-    leaks = hw.find_leaks(hw.read_set(path), student_site, allowed=chapters)
-    assert not leaks, "solution or hidden-test lines in the student edition:\n" + "\n".join(leaks[:20])
+def test_no_secret_in_any_published_file(edition, published, path):
+    name, _ = edition
+    leaks = hw.find_leaks(hw.read_set(path), published, allowed=CHAPTERS[name])
+    assert not leaks, f"solution or hidden-test lines in the {name} edition:\n" + "\n".join(leaks[:20])
+
+
+def test_teaching_page_lists_the_sets_in_the_order_of_the_book(edition):
+    name, site = edition
+    text = (site / PAGE).read_text(encoding="utf-8")
+    titles = [hw.read_set(path).title for path in SETS]
+    places = [text.find(title) for title in titles]
+    assert -1 not in places and places == sorted(places), f"{name} edition: the sets are listed out of order"
+    assert [t.split(":")[0] for t in titles] == ["Problem set 0", "Problem set 1", "Problem set 2"]
+    for path in SETS:
+        pset = hw.read_set(path)
+        assert f"{pset.points:g} points, about {pset.minutes / 60:.0f} hours" in text

@@ -1,6 +1,7 @@
 """The problem-set sources: what every set must contain, and the cells the build adds."""
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import nbformat
 import pytest
 
 from tools import homework as hw
+from tools import homework_grader
 from tools import notebooks as nbtools
 
 from .conftest import IDS, SETS
@@ -39,6 +41,114 @@ def test_set_mixes_the_three_kinds_of_question(path):
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_every_question_says_its_points_time_and_level(path):
+    """Students see each question's points, a time estimate and a level under its title."""
+    pset = hw.read_set(path)
+    master = hw.master_notebook(path)
+    titles = [c.source for c in master.cells if c.cell_type == "markdown" and c.source.startswith("## Question")]
+    assert len(titles) == len(pset.questions)
+    for q, title in zip(pset.questions, titles):
+        assert q.minutes > 0 and q.level in hw.LEVELS
+        assert title.splitlines()[2] == q.badge, f"{q.name}: the title must be followed by {q.badge!r}"
+        assert f"{q.points:g} point" in q.badge and f"{q.minutes} minutes" in q.badge and q.level in q.badge
+
+
+@pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_written_questions_have_rubrics_with_partial_credit(path):
+    pset = hw.read_set(path)
+    for q in pset.manual:
+        assert q.rubric, f"{q.name}: the model answer needs a **Rubric** list"
+        assert sum(item.points for item in q.rubric) == q.points, (
+            f"{q.name}: the rubric's items must add up to the question's {q.points:g} points")
+        assert all(item.partial for item in q.rubric), f"{q.name}: every rubric item needs partial credit"
+        for item in q.rubric:
+            assert all(0 < points < item.points for points, _ in item.partial), (
+                f"{q.name}: partial credit must lie strictly between 0 and the item's points")
+
+
+@pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_mistake_and_shortcuts_are_declared(path):
+    """CI grades them (test_grading.py): each names an autograded question and lines to put in."""
+    pset = hw.read_set(path)
+    names = {q.name for q in pset.autograded}
+    assert pset.wrong_answer.question in names and pset.wrong_answer.lines and pset.wrong_answer.message
+    assert pset.shortcuts, f"{path.name}: declare the shortcuts a student could take (ib_homework.shortcuts)"
+    for s in [pset.wrong_answer, *pset.shortcuts]:
+        assert s.question in names and s.lines
+        for text in s.lines:
+            hw._head(ast.parse(text).body[0])  # an assignment, a return or a def
+    assert all(0 < s.loses <= pset.question(s.question).points for s in pset.shortcuts)
+
+
+def test_sets_follow_the_book():
+    """The prologue's set first, then Part I's, then Part II's: the order of _toc.yml."""
+    toc = [p.relative_to(nbtools.ROOT).with_suffix("").as_posix() for p in nbtools.toc_files()]
+    firsts = [toc.index(hw.read_set(path).chapters[0]) for path in SETS]
+    assert firsts == sorted(firsts)
+    assert [p.stem for p in SETS][:1] == ["prologue"]
+
+
+def test_skeleton_check_finds_missing_extra_and_bare_names():
+    pset = hw.read_set(SETS[0])
+    q = pset.autograded[0]
+    given = nbformat.v4.new_code_cell("import numpy as np\nX = y = lr = n = 1")
+
+    def notebook(answer: str):
+        cell = nbformat.v4.new_code_cell(answer)
+        cell.metadata["tags"] = ["otter_answer_cell"]
+        return nbformat.v4.new_notebook(cells=[given, cell, nbformat.v4.new_code_cell(f'grader.check("{q.name}")')])
+
+    needed = sorted(q.reads - {"np", "X", "y", "lr", "n"})
+    right = "\n".join(f"{name} = ..." for name in needed)
+    problems = [p for p in hw.skeleton_problems(pset, notebook(right)) if p.startswith(f"{q.name}:")]
+    assert problems == []
+    assert [p for p in hw.skeleton_problems(pset, notebook(right + "\nextra = ...")) if p.startswith(f"{q.name}:")]
+    assert [p for p in hw.skeleton_problems(pset, notebook(right + "\n...")) if "bare" in p]
+    if len(needed) > 0:
+        assert [p for p in hw.skeleton_problems(pset, notebook("pass")) if p.startswith(f"{q.name}:")]
+
+
+def test_tidy_skeleton_drops_the_blank_lines_of_removed_solutions():
+    assert hw.tidy_skeleton("a = ...\n\n\nb = ...\n\n") == "a = ...\nb = ..."
+    kept = "a = ...\n\n\ndef f(x):\n    return ...\n\n\nb = ..."
+    assert hw.tidy_skeleton(kept) == kept
+
+
+def test_written_answers_are_read_from_the_submission():
+    """The autograder's entry point pairs otter's BEGIN/END QUESTION groups with written.json."""
+    cells = [nbformat.v4.new_markdown_cell("# Set"),
+             nbformat.v4.new_markdown_cell("<!-- BEGIN QUESTION -->\n\n## Question 2 (written)"),
+             nbformat.v4.new_markdown_cell("My derivation: $a = b$."),
+             nbformat.v4.new_code_cell("print(1)"),
+             nbformat.v4.new_markdown_cell("<!-- END QUESTION -->\n\n## Question 3"),
+             nbformat.v4.new_markdown_cell("<!-- BEGIN QUESTION -->\n\n## Question 4 (written)"),
+             nbformat.v4.new_markdown_cell(homework_grader.PLACEHOLDER),
+             nbformat.v4.new_markdown_cell("<!-- END QUESTION -->")]
+    questions = [{"name": "q2", "title": "Question 2", "points": 2,
+                  "rubric": [{"points": 2, "text": "the identity", "partial": [{"points": 1, "text": "half"}]}]},
+                 {"name": "q4", "title": "Question 4", "points": 1, "rubric": []}]
+    entries = homework_grader.written_entries(nbformat.v4.new_notebook(cells=cells), questions)
+    assert [e["name"] for e in entries] == ["q2 (written, graded by hand)", "q4 (written, graded by hand)"]
+    assert all(e["visibility"] == "hidden" and e["output_format"] == "md" for e in entries)
+    assert "My derivation: $a = b$." in entries[0]["output"] and "```python\nprint(1)\n```" in entries[0]["output"]
+    assert "**2**: the identity" in entries[0]["output"] and "**1** (partial): half" in entries[0]["output"]
+    assert "no answer" in entries[1]["output"]
+
+
+def test_rubric_parsing():
+    text = "**Model answer.** x\n\n**Rubric** (2 points):\n\n- **1**: a\n  - **0.5**: half a\n- **1**: b\n"
+    items = hw.parse_rubric(text)
+    assert [(i.points, i.text, i.partial) for i in items] == [(1.0, "a", [(0.5, "half a")]), (1.0, "b", [])]
+
+
+def test_grader_requirements_are_the_book_pins():
+    requirements = hw.grader_requirements()
+    assert requirements[0] == hw.requirement("otter-grader").replace("otter-grader", "otter-grader[grading]")
+    for name in ("numpy", "scipy", "matplotlib", "ipywidgets", "joblib", "tqdm"):
+        assert hw.requirement(name) in requirements
+
+
+@pytest.mark.parametrize("path", SETS, ids=IDS)
 def test_set_names_chapters_of_the_book(path):
     pset = hw.read_set(path)
     toc = {p.relative_to(nbtools.ROOT).with_suffix("").as_posix() for p in nbtools.toc_files()}
@@ -51,6 +161,7 @@ def test_source_config_only_names_the_set(path):
     master = hw.master_notebook(path)
     config = next(c for c in master.cells if c.cell_type == "raw" and c.source.startswith("# ASSIGNMENT CONFIG"))
     assert f"name: {path.stem}" in config.source
+    assert "requirements" not in config.source, "the grader's environment is the zip's own (package_autograder)"
     text = path.read_text(encoding="utf-8")
     block = text.split("# ASSIGNMENT CONFIG", 1)[1].split("```", 1)[0]
     assert block.strip() == f"name: {path.stem}", f"{path.name}: the ASSIGNMENT CONFIG holds only `name:`"
