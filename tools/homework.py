@@ -526,14 +526,25 @@ def grader_requirements(root: Path = ROOT) -> list[str]:
         requirement(name, root) for name in names]
 
 
-def environment_pins() -> list[str]:
-    """``name==version`` of every distribution of this environment but ibcore: the versions
-    that the book's CI grades with, which the grader's constraints fix."""
-    pins = {}
-    for dist in metadata.distributions():
-        name = dist.metadata["Name"]
-        if name and name.lower() != "ibcore":
-            pins[name.lower()] = f"{name}=={dist.version}"
+def environment_pins(requirements: list[str]) -> list[str]:
+    """``name==version`` of every distribution that ``requirements`` (and ibcore's own
+    dependencies) pull into this environment, ibcore left out: the versions that the book's CI
+    grades with, which the grader's constraints fix."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, str] = {}
+    todo = [Requirement(r) for r in requirements] + [Requirement(r) for r in metadata.requires("ibcore") or []]
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        if name in pins or name == "ibcore":
+            continue
+        dist = metadata.distribution(name)
+        pins[name] = f"{dist.metadata['Name']}=={dist.version}"
+        extras = requirement.extras or {""}
+        todo += [dep for dep in map(Requirement, dist.requires or [])
+                 if dep.marker is None or any(dep.marker.evaluate({"extra": e}) for e in extras)]
     return [pins[k] for k in sorted(pins)]
 
 
@@ -650,8 +661,8 @@ def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, root: Path =
         "requirements.txt": "# the grader's packages at the book's pins (its requirements.txt); constraints.txt\n"
                             "# pins every other package, and setup.sh installs ibcore from the wheel beside this file\n"
                             + "\n".join(grader_requirements(root)) + "\n",
-        "constraints.txt": "# every package at the version of the environment that the book's CI grades with\n"
-                           + "\n".join(environment_pins()) + "\n",
+        "constraints.txt": "# every package that the grader installs, at the version of the environment that the\n"
+                           "# book's CI grades with\n" + "\n".join(environment_pins(grader_requirements(root))) + "\n",
         "setup.sh": SETUP_SH.replace("@PYTHON@", python).replace("@WHEEL@", wheel.name),
         "run_autograder": RUN_AUTOGRADER,
         "run_otter.py": Path(homework_grader.__file__).read_text(encoding="utf-8"),

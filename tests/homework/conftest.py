@@ -1,9 +1,10 @@
 """Fixtures of the problem-set tests.
 
-The fast checks of the sources run everywhere. The grading proofs need the sets built with
-otter (``IB_HOMEWORK``, normally _build/homework) and the site checks the two built editions
-(``IB_SITE``, ``IB_STUDENT_SITE``); ``make homework-check`` sets all three. Without them those
-tests are skipped, with a message saying so.
+The fast checks of the sources (test_sources.py) run everywhere. The grading proofs
+(test_grading.py, test_environment.py, test_teaching.py) need the sets built with otter
+(``IB_HOMEWORK``, normally _build/homework) and the site checks (test_site.py) the two built
+editions (``IB_SITE``, ``IB_STUDENT_SITE``); ``make homework-check`` and ``make homework-grader``
+set them. Without them those tests are skipped, with a message saying so.
 """
 from __future__ import annotations
 

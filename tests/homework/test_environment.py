@@ -31,6 +31,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from packaging.utils import canonicalize_name
 
 from tools import homework as hw
 
@@ -145,10 +146,14 @@ def graded(request, built, grader_python, tmp_path_factory):
 
 
 def test_the_environment_holds_the_pins_and_this_ibcore(graded):
+    def pin(line: str) -> tuple[str, str]:
+        name, version = line.split("==")
+        return canonicalize_name(name), version
+
     with zipfile.ZipFile(graded["zip"]) as zf:
-        pins = {line.lower() for line in zf.read("constraints.txt").decode().splitlines()
+        pins = {pin(line) for line in zf.read("constraints.txt").decode().splitlines()
                 if line and not line.startswith("#")}
-    installed = {line.lower() for line in graded["freeze"] if not line.lower().startswith("ibcore")}
+    installed = {pin(line) for line in graded["freeze"] if not line.lower().startswith("ibcore")}
     assert installed <= pins, f"packages outside the zip's pins: {sorted(installed - pins)}"
     assert any(line.lower().startswith("ibcore @ file:") for line in graded["freeze"]), (
         "ibcore must come from the zip's wheel")

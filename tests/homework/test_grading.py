@@ -24,6 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from packaging.utils import canonicalize_name
 
 from tools import homework as hw
 from tools import homework_grader
@@ -164,11 +165,17 @@ def test_autograder_zip_is_self_contained_and_pinned(built, path):
     requirements = [line for line in read["requirements.txt"].decode().splitlines() if line and not line.startswith("#")]
     assert requirements == hw.grader_requirements()
     assert all(re.match(r"^[\w.\[\]-]+==[\w.]+$", line) for line in requirements), requirements
-    constraints = dict(line.lower().split("==") for line in read["constraints.txt"].decode().splitlines()
-                       if line and not line.startswith("#"))
+
+    def pins(lines):
+        return {canonicalize_name(line.split("==")[0].split("[")[0]): line.split("==")[1]
+                for line in lines if line and not line.startswith("#")}
+
+    constraints = pins(read["constraints.txt"].decode().splitlines())
+    assert constraints == pins(hw.environment_pins(requirements)), "constraints.txt pins what the grader installs"
+    assert pins(requirements).items() <= constraints.items(), "the grader's own packages, at the book's pins"
     for line in nbtools.ROOT.joinpath("requirements.txt").read_text().splitlines():
-        if m := re.match(r"^([\w.-]+)==(\S+)", line.strip()):
-            assert constraints.get(m.group(1).lower()) == m.group(2), f"constraints.txt must pin {line.strip()}"
+        if (m := re.match(r"^([\w.-]+)==(\S+)", line.strip())) and canonicalize_name(m.group(1)) in constraints:
+            assert constraints[canonicalize_name(m.group(1))] == m.group(2), f"constraints.txt must pin {line.strip()}"
     setup = read["setup.sh"].decode()
     for absent in ("playwright", "chromium", "git+", "github.com/implicit-bias", "install_ref", "environment.yml"):
         assert absent not in setup, f"setup.sh must not mention {absent}"
