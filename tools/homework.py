@@ -238,9 +238,17 @@ def squash(text: str) -> str:
 
 
 def normalise(line: str) -> str:
-    """A line without whitespace or a trailing ``# SOLUTION`` marker: what a leak would contain."""
-    line = re.sub(r"#\s*(BEGIN |END )?SOLUTION.*$", "", line)
+    """A line without whitespace or otter's markers (``# SOLUTION``, ``# BEGIN PROMPT``...):
+    what a leak would contain."""
+    line = re.sub(r"#\s*((BEGIN |END )?SOLUTION|(BEGIN|END) PROMPT).*$", "", line)
     return squash(line)
+
+
+def public_text(psets: list[ProblemSet]) -> str:
+    """Everything students see of the sets (questions, skeletons, public tests), for a search
+    of leaks over files that hold several sets: one set's hidden line may be another's public."""
+    return "\n".join(line for pset in psets for q in pset.questions for line in q.public) + "\n".join(
+        line for pset in psets for line in pset.preamble)
 
 
 def _unparsed(code: str) -> list[str]:

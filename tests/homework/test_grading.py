@@ -83,43 +83,46 @@ def test_instructor_notebook_scores_full_marks_for_other_seeds(built, path, seed
         assert possible == q.points and score == possible, f"seed {seed}: {q.name} scores {score}/{possible}\n{output}"
 
 
+def in_groups(submissions: list[hw.Submission]) -> list[list[hw.Submission]]:
+    """The submissions packed into as few notebooks as possible, one per question in each: the
+    questions are independent, so each is graded as if alone."""
+    groups: list[list[hw.Submission]] = []
+    for submission in submissions:
+        group = next((g for g in groups if submission.question not in {s.question for s in g}), None)
+        if group is None:
+            groups.append(group := [])
+        group.append(submission)
+    return groups
+
+
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_wrong_answer_fails_exactly_its_question_with_a_useful_message(built, path, tmp_path):
+def test_a_common_mistake_and_the_shortcuts_lose_their_points(built, path, tmp_path):
+    """The set's common mistake fails exactly its question, with the message that the source
+    promises; each shortcut (a submission that skips the work) loses at least its points; every
+    other question keeps full marks; every failure reads as the tests' own words."""
     pset = hw.read_set(path)
     wrong = pset.wrong_answer
+    assert len({s.question for s in pset.shortcuts}) == len(pset.shortcuts), "one shortcut per question"
     _, _, autograder = support.paths(built, pset.name)
-    submission = support.write(support.instructor_with(built, pset, submissions=[wrong]), tmp_path, pset.name)
-    scores = support.otter_run(submission, autograder, tmp_path / "results")
-    for q in pset.autograded:
-        score, possible, output = scores[q.name]
-        if q.name == wrong.question:
-            assert score < possible, f"{q.name} must fail with {wrong.lines}"
-            assert wrong.message in output, f"{q.name}'s failure must say {wrong.message!r}:\n{output}"
+    for i, group in enumerate(in_groups([wrong, *pset.shortcuts])):
+        submission = support.write(support.instructor_with(built, pset, submissions=group), tmp_path / str(i),
+                                   pset.name)
+        scores = support.otter_run(submission, autograder, tmp_path / str(i) / "results")
+        changed = {s.question: s for s in group}
+        for q in pset.autograded:
+            score, possible, output = scores[q.name]
+            if q.name not in changed:
+                assert score == possible, f"{q.name} must keep full marks beside {sorted(changed)}:\n{output}"
+                continue
             assert not support.unreadable(q.name, output), support.unreadable(q.name, output)
-        else:
-            assert score == possible, f"{q.name} must not be affected by the mistake in {wrong.question}:\n{output}"
-
-
-@pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_shortcuts_lose_their_points(built, path, tmp_path):
-    """One submission with every shortcut of the source, each in its own question (they are
-    independent): each loses at least its points, every other question keeps full marks."""
-    pset = hw.read_set(path)
-    shortcuts = {s.question: s for s in pset.shortcuts}
-    assert len(shortcuts) == len(pset.shortcuts), "one shortcut per question (put its lines together)"
-    _, _, autograder = support.paths(built, pset.name)
-    submission = support.write(support.instructor_with(built, pset, submissions=pset.shortcuts), tmp_path, pset.name)
-    scores = support.otter_run(submission, autograder, tmp_path / "results")
-    for q in pset.autograded:
-        score, possible, output = scores[q.name]
-        if q.name in shortcuts:
-            lost = possible - score
-            assert lost >= shortcuts[q.name].loses, (
-                f"{q.name}: the shortcut {shortcuts[q.name].lines} loses {lost:g} points, it must lose at least "
-                f"{shortcuts[q.name].loses:g}:\n{output}")
-            assert not support.unreadable(q.name, output), support.unreadable(q.name, output)
-        else:
-            assert score == possible, f"{q.name} has no shortcut and must keep full marks:\n{output}"
+            if changed[q.name] is wrong:
+                assert score < possible, f"{q.name} must fail with {wrong.lines}"
+                assert wrong.message in output, f"{q.name}'s failure must say {wrong.message!r}:\n{output}"
+            else:
+                shortcut = changed[q.name]
+                assert possible - score >= shortcut.loses, (
+                    f"{q.name}: the shortcut {shortcut.lines} loses {possible - score:g} points, it must lose at "
+                    f"least {shortcut.loses:g}:\n{output}")
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
