@@ -3,6 +3,7 @@
 #   make test   set up, then every stage of TEST_STAGES, two at a time (JOBS)
 # Both need only Python >= 3.11 (pyproject.toml's requires-python), and root, or Debian's
 # chromium and poppler-utils already installed, for the browser and PDF checks.
+# `make test` also takes a CPython 3.13, Colab's Python, for its Colab-like stage when it finds one.
 #
 # Every target names what it needs, so any of them runs alone or under `make -jN`:
 #
