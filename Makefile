@@ -126,8 +126,17 @@ format: $(STAMP)
 # every stage passes or make test fails; a stage's output is shown as one block when it ends
 test: $(STAMP)
 	@TIMEFORMAT="<== make test: %0R s, %0U+%0S s of CPU"; \
-	time $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target test-stages \
+	time $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target STAGED=1 test-stages \
 	  && echo "==> make test: every stage passed ($(TEST_STAGES))"
+
+# Under make test every stage after the build also waits for the student edition (seconds).
+# make hands a free job slot to the next ready target of its walk, and a target that becomes
+# ready behind that point waits for the next walk: without this, unit and launch, ready at
+# once, took both slots and the build, the longest path, started last (measured in issue 23),
+# and the student site's check, one of the longest stages, started last and ran alone.
+ifdef STAGED
+site-check pdf unit _build/launch/pins.ok launch-colab: | student
+endif
 
 # the tests of what the other stages build (they skip when it is missing): theirs, not unit's
 BUILT_TESTS := tests/homework/test_grading.py tests/homework/test_site.py
