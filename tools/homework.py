@@ -41,7 +41,6 @@ import ast
 import contextlib
 import copy
 import filecmp
-import hashlib
 import io
 import json
 import re

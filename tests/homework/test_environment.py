@@ -18,7 +18,6 @@ same (it reinstalls the zip's ibcore wheel). The grading times go to
 """
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json
