@@ -71,8 +71,8 @@ Modules
 :mod:`.trials`         trials for :func:`ibcore.sweep.sweep`: escape times, SGD against the ODEs, frame drift
 """
 # Each module lists its public names in its own __all__; the package re-exports
-# exactly those, so there is one list per name to keep up to date.
-from ..validation import DivergenceError
+# exactly those, so there is one list per name to keep up to date. Names with a
+# leading underscore are ibcore's own.
 from . import (clock, comparison, convergence, hessian, initialisation, moments, odes, phases, reduced,
                sgd, symmetry, trajectory, trials)
 from . import overlaps as _overlaps  # the module; the name ``overlaps`` is the function
@@ -92,13 +92,12 @@ from .trajectory import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    "DivergenceError",
     *clock.__all__,           # sgd_steps, sgd_time, time_grid: the one clock t'
     *_overlaps.__all__,       # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
     *initialisation.__all__,  # orthonormal_teacher, random_init, initial_overlaps
     *trajectory.__all__,      # Trajectory, the result of every run
-    *odes.__all__,            # integrate_odes, ode_rhs
+    *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
     *sgd.__all__,             # sgd_one_pass and its reference
     *phases.__all__,          # plateau, norm learning, escape

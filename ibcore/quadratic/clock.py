@@ -6,7 +6,7 @@ integrators, the SGD simulator, the trials) takes its horizon as ``t_max`` in
 needs a whole number of steps; :func:`sgd_steps` is the only place where that
 number is computed, with one rounding rule (the nearest integer, at least 1).
 :func:`sgd_time` is its inverse, and :func:`time_grid` /
-:func:`evaluation_times` build and check the output times of the ODEs.
+``_evaluation_times`` build and check the output times of the ODEs.
 
 Gradient flow (no :math:`\\gamma^2` term) is ``lr=None`` everywhere; it has no
 learning rate, hence no clock in samples, only :math:`t'`.
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
 
-__all__ = ["sgd_steps", "sgd_time", "time_grid", "evaluation_times"]
+__all__ = ["sgd_steps", "sgd_time", "time_grid"]
 
 
 def sgd_steps(t_max, *, p, lr, N):
@@ -94,7 +94,7 @@ def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
     return np.concatenate([[0.0], np.geomspace(t_min, t_max, n_points - 1)])
 
 
-def evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
+def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
     """The output times of an ODE run: ``t_eval`` checked, or :func:`time_grid` of ``t_max``.
 
     ``t_eval`` (e.g. the record times ``run.t`` of an SGD run) must be

@@ -8,22 +8,22 @@ and the SGD-against-ODE figures of chapters 1 and 2.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_generator, positive_float, positive_int
+from .._result import result
+from ..validation import positive_float, positive_int
 from .clock import sgd_steps
 from .initialisation import random_init
 from .odes import integrate_odes
-from .overlaps import validated_sizes
+from .overlaps import _validated_sizes
 from .sgd import SGDTrajectory, sgd_one_pass
 from .trajectory import Trajectory
 
 __all__ = ["SGDODEComparison", "sgd_ode_comparison"]
 
 
-@dataclass(frozen=True)
+@result
 class SGDODEComparison:
     """One SGD run and the ODEs started from its exact finite-N overlaps.
 
@@ -105,11 +105,11 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     -------
     SGDODEComparison
     """
-    p, p_star, N = validated_sizes(p, p_star, N)
+    p, p_star, N = _validated_sizes(p, p_star, N)
     n_steps = sgd_steps(t_max, p=p, lr=lr, N=N)
     n_records = positive_int("n_records", n_records)
     positive_float("q0", q0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
     run = sgd_one_pass(W0, W_star, lr=lr, n_steps=n_steps, rng=rng,
                        record_every=max(1, n_steps // n_records))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, positive_float, positive_int
-from .overlaps import population_risk, validated_sizes
+from .overlaps import population_risk, _validated_sizes
 
 __all__ = [
     "plateau_overlap",
@@ -37,7 +37,6 @@ __all__ = [
     "norm_learning_risk",
     "plateau_growth_rate",
     "linear_escape_overlap",
-    "escape_level",
     "escape_time",
     "escape_time_law",
 ]
@@ -77,7 +76,7 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
         If γ is so large that no plateau exists (the quadratic has no real
         root: the dynamics blows up instead).
     """
-    p, p_star = validated_sizes(p, p_star)
+    p, p_star = _validated_sizes(p, p_star)
     noise = nonnegative_float("noise", noise)
     if lr is None:
         return p / (p + 2.0)
@@ -173,7 +172,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     float
         The rate r in :math:`t'`.
     """
-    p, p_star = validated_sizes(p, p_star)
+    p, p_star = _validated_sizes(p, p_star)
     lift = plateau_overlap(p, p_star, lr, noise) - p / (p + 2.0)
     return 4.0 / p_star - 2.0 * (1.0 + 2.0 / p) * lift
 
@@ -198,7 +197,7 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
     return R0[None] * (np.sqrt(q / q0) * np.exp(4.0 * t / p_star))[:, None, None]
 
 
-def escape_level(plateau_risk, fraction=0.5):
+def _escape_level(plateau_risk, fraction=0.5):
     """The risk below which a run has escaped: ``fraction`` × the plateau risk.
 
     The book's definition of escape uses ``fraction = 0.5``.
@@ -241,7 +240,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))
-    level = escape_level(plateau_risk, fraction)
+    level = _escape_level(plateau_risk, fraction)
     below = np.flatnonzero(risk < level)
     if below.size == 0:
         return float("nan")

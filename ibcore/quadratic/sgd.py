@@ -36,19 +36,19 @@ block size.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
+from .._result import result
+from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
 from .clock import sgd_steps, sgd_time
-from .overlaps import population_risk, validated_weights
+from .overlaps import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference", "default_block"]
+__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@result(kw_only=True)
 class SGDTrajectory(Trajectory):
     """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run.
 
@@ -68,7 +68,6 @@ class SGDTrajectory(Trajectory):
     step: np.ndarray
     W: np.ndarray
     N: int
-    success: bool
 
     @property
     def n_steps(self) -> int:
@@ -76,13 +75,13 @@ class SGDTrajectory(Trajectory):
         return int(self.step[-1])
 
 
-def default_block(N):
+def _default_block(N):
     """Default SGD block size: ``clip(80_000 // N, 4, 16)`` (input block of at most ~640 kB)."""
     return int(np.clip(80_000 // N, 4, 16))
 
 
 def _check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup):
-    W0, W_star = validated_weights(W0, W_star, name="W0")
+    W0, W_star = _validated_weights(W0, W_star, name="W0")
     lr = positive_float("lr", lr)
     p, N = W0.shape
     if (t_max is None) == (n_steps is None):
@@ -186,7 +185,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
         Label-noise variance :math:`\\Delta`.
     block : int, optional
         Steps per block (see module docstring). By default
-        :func:`default_block`: the largest b <= 16 whose input block
+        ``_default_block``: the largest b <= 16 whose input block
         (b × N doubles) stays within about 640 kB, so that the three passes
         over it hit the CPU cache. ``block=1`` runs the same recursion one
         step at a time.
@@ -217,9 +216,9 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    block = default_block(W0.shape[1]) if block is None else positive_int("block", block)
+    block = _default_block(W0.shape[1]) if block is None else positive_int("block", block)
     stop = None if stop_below is None else positive_float("stop_below", stop_below)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     noise_rng = _noise_stream(rng, noise)
     p, N = W0.shape
     p_star = W_star.shape[0]
@@ -258,9 +257,12 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success):
     R = np.array(Rs)
     p, N = W.shape
     step = np.array(done, dtype=np.int64)
-    return SGDTrajectory(t=sgd_time(step, p=p, lr=lr, N=N), Q=Q, R=R,
+    t = sgd_time(step, p=p, lr=lr, N=N)
+    message = (f"reached its goal after {step[-1]} SGD steps (t′ = {t[-1]:.6g})" if success
+               else f"the risk stayed above stop_below for all {step[-1]} SGD steps (t′ = {t[-1]:.6g})")
+    return SGDTrajectory(t=t, Q=Q, R=R,
                          risk=np.atleast_1d(population_risk(Q, R, T, noise)), T=T, lr=lr,
-                         noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success))
+                         noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success), message=message)
 
 
 def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
@@ -274,7 +276,7 @@ def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     noise_rng = _noise_stream(rng, noise)
     p, N = W0.shape
     p_star = W_star.shape[0]

@@ -6,14 +6,15 @@ them, so that ODE and SGD curves are plotted and compared with the same code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
+
+from .._result import result
 
 __all__ = ["Trajectory"]
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@result(kw_only=True)
 class Trajectory:
     """Overlaps and population risk along one run.
 
@@ -37,8 +38,15 @@ class Trajectory:
         Label-noise variance :math:`\\Delta`.
     kind : str
         ``"ode"``, ``"reduced"`` or ``"sgd"``.
-    n_fev : int or None
-        Right-hand-side evaluations of the ODE solver (``None`` for SGD).
+    success : bool
+        Whether the run reached its goal: the end of the horizon for the ODEs (a
+        blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
+        :class:`~ibcore.quadratic.SGDTrajectory`.
+    message : str
+        Why the run stopped, in words.
+    nfev : int or None
+        Right-hand-side evaluations of the ODE solver, as SciPy counts them
+        (``None`` for SGD).
     """
 
     t: np.ndarray
@@ -49,7 +57,9 @@ class Trajectory:
     lr: float | None
     noise: float = 0.0
     kind: str = "ode"
-    n_fev: int | None = None
+    success: bool = True
+    message: str = ""
+    nfev: int | None = None
 
     @property
     def p(self) -> int:
@@ -94,6 +104,3 @@ class Trajectory:
 
         ref = self.plateau_risk() if plateau_risk is None else plateau_risk
         return escape_time(self.t, self.risk, ref, fraction=fraction)
-
-    def __len__(self) -> int:
-        return len(self.t)

@@ -16,14 +16,13 @@ import numbers
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, orthonormal_columns, positive_float, positive_int
+from ..validation import finite_array, orthonormal_columns, positive_float, positive_int
 
-__all__ = ["Spectrum", "as_spectrum", "sample_features", "sample_labels", "orthogonal_features", "validated_sizes",
-           "CHUNK"]
+__all__ = ["Spectrum", "sample_features", "sample_labels", "orthogonal_features"]
 
 #: Eigenvalues (and Gaussian coordinates) are generated and consumed in chunks of
-#: this many coordinates, so that memory stays O(n · CHUNK) whatever d is.
-CHUNK = 65_536
+#: this many coordinates, so that memory stays O(n · _CHUNK) whatever d is.
+_CHUNK = 65_536
 
 
 class Spectrum:
@@ -129,7 +128,7 @@ class Spectrum:
         block = np.searchsorted(edges, np.arange(start, stop), side="right") - 1
         return self._values[block]
 
-    def chunks(self, size=CHUNK):
+    def chunks(self, size=_CHUNK):
         """Yield λ in consecutive chunks of at most ``size`` coordinates."""
         for start in range(0, self.d, size):
             yield self.values(start, start + size)
@@ -204,7 +203,7 @@ def _power_sum(s, d, direct=100_000):
     return head + tail
 
 
-def as_spectrum(spectrum, d) -> Spectrum:
+def _as_spectrum(spectrum, d) -> Spectrum:
     """Turn ``None``, a profile name, an array or a :class:`Spectrum` into a Spectrum of dimension d."""
     d = positive_int("d", d)
     if spectrum is None:
@@ -245,8 +244,8 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     :func:`~ibcore.relu.gram.sample_gram`.
     """
     n = positive_int("n", n)
-    spec = as_spectrum(spectrum, d)
-    rng = as_generator(rng)
+    spec = _as_spectrum(spectrum, d)
+    rng = np.random.default_rng(rng)
     X = rng.standard_normal((n, spec.d))
     if not (spec.name == "isotropic" and spec.blocks()[0][0] == 1.0):
         start = 0
@@ -256,7 +255,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     return X
 
 
-def validated_sizes(n, d) -> tuple[int, int]:
+def _validated_sizes(n, d) -> tuple[int, int]:
     """(n, d) checked to be positive integers with d ≥ n, so that n random rows are linearly independent."""
     n, d = positive_int("n", n), positive_int("d", d)
     if d < n:
@@ -283,7 +282,7 @@ def sample_labels(n, *, rng=None) -> np.ndarray:
     numpy.ndarray, shape (n,)
     """
     n = positive_int("n", n)
-    return as_generator(rng).uniform(-1.0, 1.0, size=n)
+    return np.random.default_rng(rng).uniform(-1.0, 1.0, size=n)
 
 
 def orthogonal_features(n, d, *, rng=None) -> np.ndarray:

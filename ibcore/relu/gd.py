@@ -20,15 +20,15 @@ import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array
-from .gram import validated_gram
-from .iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from .gram import _validated_gram
+from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent", "gradient_descent_gram", "primal_dual_step"]
+__all__ = ["gradient_descent", "gradient_descent_gram"]
 
 
-def primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
+def _primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
     """One GD step in the dual, in place: α ← α - ηG, β ← β - (ηG) K. O(m n²).
 
     A kernel of the inner loop (inputs not validated): ``K`` (n, n), ``y``
@@ -54,7 +54,7 @@ class _DualIterate:
 
     def step(self):
         s = self.setup
-        return primal_dual_step(self.K, s.y, self.s_col, self.beta, self.alpha, self.eta, s.relu)
+        return _primal_dual_step(self.K, s.y, self.s_col, self.beta, self.alpha, self.eta, s.relu)
 
     def w_sq(self):
         # ‖w_j‖² = ‖w0_j‖² + 2 α_j·β0_j + α_jᵀKα_j = ‖w0_j‖² + α_j·(β_j + β0_j), as Kα_j = β_j - β0_j
@@ -65,7 +65,7 @@ class _DualIterate:
 
 
 @gd_parameters_doc
-def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=1,
+def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=None,
                      activation="relu", check_stability=True) -> GDResult:
     """GD on f(x) = Σ_j s_j σ(w_j·x) with loss (1/2n)Σ(f(x_i) - y_i)², in primal–dual form.
 
@@ -90,7 +90,7 @@ def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, 
                        record_every=record_every, activation=activation)
     W0 = setup.init
     K = X @ X.T
-    bound = stability.check_stability(setup.lr, K, setup.m, check=check_stability)
+    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
     beta0 = W0 @ X.T
     warn_inactive(beta0, setup)
     state = _DualIterate(K, beta0, float(np.vdot(W0, W0)), setup)
@@ -99,7 +99,7 @@ def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, 
 
 @gd_parameters_doc
 def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
-                          record_every=1, activation="relu", check_stability=True) -> GDResult:
+                          record_every=None, activation="relu", check_stability=True) -> GDResult:
     """The same GD, given only the Gram matrix K = X Xᵀ and w0 = Xᵀ α0.
 
     Every quantity of the one-neuron experiments is a function of K, so d can
@@ -118,7 +118,7 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
         β(0) = K alpha0). A 1-D array means one neuron.
     {shared}
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     setup = prepare_gd(y, alpha0, init_name="alpha0", width=n, n=n, lr=lr, signs=signs, max_steps=max_steps,
                        tol=tol, record_every=record_every, activation=activation)
@@ -127,7 +127,7 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
     if eig[0] < -1e-10 * max(eig[-1], 0.0) or eig[-1] <= 0:
         raise ValueError(f"K must be positive semidefinite and non-zero, got eigenvalues in "
                          f"[{eig[0]:.3g}, {eig[-1]:.3g}]")
-    bound = stability.check_stability(setup.lr, K, setup.m, check=check_stability, lam_max=eig[-1])
+    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability, lam_max=eig[-1])
     beta0 = A0 @ K
     warn_inactive(beta0, setup)
     state = _DualIterate(K, beta0, float(np.vdot(A0, beta0)), setup)

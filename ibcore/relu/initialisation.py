@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, positive_float, positive_int
-from .gram import validated_gram
+from ..validation import finite_array, positive_float, positive_int
+from .gram import _validated_gram
 
 __all__ = [
     "all_active_init",
@@ -23,13 +23,11 @@ __all__ = [
     "disjoint_coef",
     "sign_aligned_assignment",
     "gaussian_init",
-    "tiny_init",
-    "BAD_INITS",
     "bad_init_weights",
 ]
 
 #: The initialisations of :func:`bad_init_weights` (chapter 6).
-BAD_INITS = ("all_active", "gaussian", "inactive_positive")
+_BAD_INITS = ("all_active", "gaussian", "inactive_positive")
 
 
 def _trace(sq_norms, trace):
@@ -57,7 +55,7 @@ def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
         Normaliser, default mean_i ‖x_i‖² = mean diag K. Pass ‖λ‖₁ (= d for
         isotropic data) to get exactly the notes' w0 = Xᵀ1/d.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     b0 = positive_float("b0", b0)
     return _stack(np.full(K.shape[0], b0 / _trace(np.diag(K), trace)), m)
 
@@ -119,7 +117,7 @@ def _assignment(assignment, n, m):
 
 def disjoint_coef(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
     """Dual coefficients (m, n) of :func:`disjoint_init`: α0_j = K⁻¹ b_j."""
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     a, m = _assignment(assignment, n, m)
     b0 = positive_float("b0", b0)
@@ -185,12 +183,12 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
     """
     d = positive_int("d", d)
     scale = positive_float("scale", scale)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     shape = (d,) if m is None else (positive_int("m", m), d)
     return rng.standard_normal(shape) * (scale / np.sqrt(d))
 
 
-def tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
+def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
     """:func:`all_active_init` at b0 = 1e-3 (the notes' "bad initialisation" analogue).
 
     The cross-terms of size √(n/d) switch off some positive-label examples in
@@ -231,8 +229,8 @@ def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.nda
     inactive = positive_int("inactive", inactive)
     if m not in (1, 2):
         raise ValueError(f"m must be 1 or 2, got {m}")
-    if init not in BAD_INITS:
-        raise ValueError(f"init must be one of {BAD_INITS}, got {init!r}")
+    if init not in _BAD_INITS:
+        raise ValueError(f"init must be one of {_BAD_INITS}, got {init!r}")
     neurons = None if m == 1 else m
     if init == "all_active":
         return all_active_init(X, b0=b0, m=neurons, trace=d)

@@ -7,12 +7,12 @@ would say nothing (science notes §4).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array, nonnegative_float, positive_float
-from .gram import gram_deviation, validated_gram
+from .gram import gram_deviation, _validated_gram
 
 __all__ = [
     "FIT_TOL",
@@ -22,11 +22,6 @@ __all__ = [
     "stabilisation_step",
     "reactivation_count",
     "positive_residual",
-    "can_fit",
-    "fit_threshold",
-    "fit_statistics",
-    "slack_statistics",
-    "run_statistics",
     "relu_teacher_risk",
     "SettlingCertificate",
     "settling_certificate",
@@ -66,7 +61,7 @@ def relative_gap_gram(K, coef, coef_star) -> float:
         Coefficients of the target, e.g. ``MinNormSolution.nu`` or
         :func:`~ibcore.relu.min_norm.min_norm_pair_gram`.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     coef_star = np.atleast_2d(finite_array("coef_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
@@ -84,7 +79,7 @@ def relative_gap_gram(K, coef, coef_star) -> float:
 
 def norm_gram(K, coef) -> float:
     """‖Xᵀ coef‖_F = (Σ_j coef_jᵀ K coef_j)^{1/2} for coefficients of shape (n,) or (m, n), from K alone."""
-    K = validated_gram(K)
+    K = _validated_gram(K)
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
     if coef.shape[1] != K.shape[0]:
         raise ValueError(f"coef must have n={K.shape[0]} columns to match K, got shape {coef.shape}")
@@ -108,10 +103,10 @@ def positive_residual(result, y) -> float:
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
 
 
-def can_fit(y, signs) -> np.ndarray:
+def _can_fit(y, signs) -> np.ndarray:
     """Boolean (m, n): neuron j can fit example i, s_j y_i > 0.
 
-    An example that some neuron can fit (``can_fit(y, signs).any(axis=0)``)
+    An example that some neuron can fit (``_can_fit(y, signs).any(axis=0)``)
     must be fitted exactly at a global minimum; the others (y_i ≤ 0 for one
     neuron, y_i = 0 for two) are best served by outputs that stay at 0.
     """
@@ -120,7 +115,7 @@ def can_fit(y, signs) -> np.ndarray:
     return signs[:, None] * y[None, :] > 0
 
 
-def fit_threshold(y, *, tol, c) -> float:
+def _fit_threshold(y, *, tol, c) -> float:
     """The residual below which an example counts as fitted: max(:data:`FIT_TOL`, 100·tol·‖y‖/c).
 
     GD stopped by its rule lr‖∇L‖ ≤ tol‖w‖ leaves residuals of about
@@ -134,21 +129,21 @@ def fit_threshold(y, *, tol, c) -> float:
     return max(FIT_TOL, 100 * tol * float(np.linalg.norm(y)) / c)
 
 
-def fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
+def _fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
     """Residuals over the examples the network must fit.
 
     Returns ``max_residual``; ``unfit``, the number of those examples with a
     residual above ``threshold``; and ``max_unfit_label``, the largest |y_i|
     among them (0 if none).
     """
-    needy = can_fit(y, result.signs).any(axis=0)
+    needy = _can_fit(y, result.signs).any(axis=0)
     resid = np.abs(result.predictions - y)[needy]
     unfit = resid > threshold
     return {"max_residual": float(resid.max(initial=0.0)), "unfit": int(np.sum(unfit)),
             "max_unfit_label": float(np.abs(y[needy][unfit]).max(initial=0.0))}
 
 
-def slack_statistics(y, star, pls) -> dict:
+def _slack_statistics(y, star, pls) -> dict:
     """The structure of w* on the negative labels, against the positive-subset fit w_PLS.
 
     Parameters
@@ -179,7 +174,7 @@ def slack_statistics(y, star, pls) -> dict:
             "pls_predicts_slack": bool(np.array_equal(pls.beta[neg] <= 0, slack))}
 
 
-def run_statistics(result) -> dict:
+def _run_statistics(result) -> dict:
     """The run in numbers: ``n_steps``, ``converged`` (``result.success``), ``stabilisation_step``, ``reactivations``."""
     return {"n_steps": int(result.n_steps), "converged": bool(result.success),
             "stabilisation_step": stabilisation_step(result), "reactivations": reactivation_count(result)}
@@ -208,7 +203,8 @@ def relu_teacher_risk(w, theta) -> float:
     return max(nw ** 2 / 2 + nt ** 2 / 2 - 2 * cross, 0.0)
 
 
-class SettlingCertificate(NamedTuple):
+@result
+class SettlingCertificate:
     """When the cumulative cross-talk lemma (chapter 2) proves that a one-neuron pattern is final."""
 
     step: int | None
@@ -245,12 +241,13 @@ def settling_certificate(K, y, result) -> SettlingCertificate:
     -------
     SettlingCertificate
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     y = finite_array("y", y, shape=(n,))
     h = result.history
-    if result.activation != "relu" or np.ndim(h.beta) != 2:
-        raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) with its history")
+    if result.activation != "relu" or np.ndim(h.beta) != 2 or h.step.size < 2:
+        raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) recorded along the way "
+                         f"(record_every=1, say), got {h.step.size} record(s) of shape {np.shape(h.beta)[1:]}")
     kappa = float(np.mean(np.diag(K)))
     delta = gram_deviation(K, scale=kappa)
     c = result.lr * kappa / n

@@ -24,15 +24,14 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
 
+from .._result import result
 from ..validation import finite_array
-from .gram import validated_gram
+from .gram import _validated_gram
 
 __all__ = [
     "MinNormSolution",
@@ -48,7 +47,7 @@ __all__ = [
     "disjoint_linear_limit_gram",
 ]
 
-@dataclass(frozen=True)
+@result
 class MinNormSolution:
     """A min-norm solution in primal (w, β) and dual (ν) form.
 
@@ -89,7 +88,7 @@ def _solve(X, K, y, dual, problem) -> MinNormSolution:
         X = finite_array("X", X, ndim=2)
         K, name = X @ X.T, "X"
     else:
-        K, name = validated_gram(K), "K"
+        K, name = _validated_gram(K), "K"
     y = finite_array("y", y, shape=(K.shape[0],))
     nu = dual(K, y, name)
     w = None if X is None else nu @ X
@@ -264,7 +263,7 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
         s_j y_i > 0 (as :func:`~ibcore.relu.initialisation.sign_aligned_assignment` ensures).
     signs : array of shape (m,)
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     return np.stack([min_norm_solution_gram(K, np.where(own[j], signs[j] * y, 0.0)).nu
                      for j in range(signs.size)])
@@ -299,7 +298,7 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     numpy.ndarray, shape (m, n)
         Coefficients of w°_j = Xᵀ coef_j (they include alpha0).
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
     beta0 = alpha0 @ K
@@ -307,7 +306,8 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     return alpha0 + np.stack([_bounded_dual(K, targets[j], ~own[j], "K") for j in range(signs.size)])
 
 
-class LinearLimit(NamedTuple):
+@result
+class LinearLimit:
     """The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n): w = Xᵀ coef."""
 
     limit: np.ndarray
@@ -343,7 +343,7 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     LinearLimit
         ``limit`` and ``frozen``.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
     beta0 = alpha0 @ K

@@ -27,17 +27,18 @@ b0 → 0 and is of order √(n/d) for b0 = Θ(1).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array, positive_float
-from .gram import validated_gram
+from .gram import _validated_gram
 
 __all__ = ["FirstOrderLimit", "first_order_limit", "first_order_gap"]
 
 
-class FirstOrderLimit(NamedTuple):
+@result
+class FirstOrderLimit:
     """Pre-activations (n,) at first order in the cross-talk; only the negative labels differ from y."""
 
     gd: np.ndarray
@@ -63,7 +64,7 @@ def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
     FirstOrderLimit
         ``gd`` and ``star``: y on the positive labels, the formulas above on the others.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y = finite_array("y", y, shape=(K.shape[0],))
     b0 = positive_float("b0", b0)
     eps = K / np.mean(np.diag(K))

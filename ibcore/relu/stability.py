@@ -12,17 +12,17 @@ import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array, positive_float, positive_int
-from .features import as_spectrum
-from .gram import validated_gram
+from .features import _as_spectrum
+from .gram import _validated_gram
 
-__all__ = ["stability_bound", "check_stability", "lr_from_contraction", "default_contraction"]
+__all__ = ["stability_bound", "lr_from_contraction", "default_contraction"]
 
 
 def _features_or_gram(X, K):
     """Exactly one of X and K, validated: (X, None) or (None, K)."""
     if (X is None) == (K is None):
         raise ValueError("give exactly one of X (features) and K (Gram matrix)")
-    return (finite_array("X", X, ndim=2), None) if X is not None else (None, validated_gram(K))
+    return (finite_array("X", X, ndim=2), None) if X is not None else (None, _validated_gram(K))
 
 
 def _lambda_max(K) -> float:
@@ -58,7 +58,7 @@ def stability_bound(X=None, *, K=None, m=1) -> float:
     return 2.0 * K.shape[0] / (m * _lambda_max(K))
 
 
-def check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
+def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
     """Return the stability bound 2n/(m λ_max(K)); raise ``ValueError`` if ``check`` and lr is at or above it.
 
     Parameters
@@ -123,6 +123,6 @@ def default_contraction(n, d, *, spectrum=None) -> float:
         As for :func:`~ibcore.relu.features.sample_features`.
     """
     n = positive_int("n", n)
-    spec = as_spectrum(spectrum, d)
+    spec = _as_spectrum(spectrum, d)
     scale = np.sqrt(n / spec.R0)
     return float(f"{min(0.01, 0.2 * scale):.1g}")

@@ -18,7 +18,7 @@ def test_rhs_is_built_from_the_moments(noise):
     """dR/dt' = -2 E[D lam nu], dQ/dt' = -4 E[D lam lam] + 4 (lr/p)(Phi + noise Q), for a generic T."""
     p, p_star, lr = 3, 2, 0.3
     Q, R, T = _random_overlaps(p, p_star, np.random.default_rng(0))
-    m_R, m_Q = q.error_first_moments(Q, R, T)
+    m_R, m_Q = q.moments._error_first_moments(Q, R, T)
     dQ, dR = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
     np.testing.assert_allclose(dR, -2 * m_R, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise),
@@ -118,8 +118,8 @@ def test_reduction_rejects_non_isotropic_start():
         q.integrate_reduced(Q0, R0, T, lr=0.1, t_max=1.0)
     with pytest.raises(ValueError, match="T"):
         q.integrate_reduced(np.eye(4), R0, 2 * np.eye(2), lr=0.1, t_max=1.0)
-    state = q.reduce_overlaps(*q.initial_overlaps(4, 2, 100, rng=0))
-    assert isinstance(state, q.ReducedState) and state.r.shape == (2,) and state.a == pytest.approx(1.0)
+    state = q.reduced._reduce_overlaps(*q.initial_overlaps(4, 2, 100, rng=0))
+    assert isinstance(state, q.reduced._ReducedState) and state.r.shape == (2,) and state.a == pytest.approx(1.0)
 
 
 def test_ode_blow_up_is_reported():

@@ -1,4 +1,4 @@
-r"""The GD loop shared by the primal–dual solver and its weight-space reference.
+r"""The GD loop shared by the primal–dual solver and its weight-space reference (internal).
 
 Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
 validate their arguments with :func:`prepare_gd`, wrap their iterate in a
@@ -26,30 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import DivergenceError, finite_array, nonnegative_float, positive_float, positive_int
-from .model import is_relu, network_loss, validated_signs
-from .results import GDHistory, GDResult
-
-__all__ = [
-    "InactivePositiveWarning",
-    "GDSetup",
-    "prepare_gd",
-    "warn_inactive",
-    "without_inactive_warning",
-    "gradient_coefficients",
-    "run_gd",
-    "gd_parameters_doc",
-]
-
-
-class InactivePositiveWarning(UserWarning):
-    """Some example that the network must fit starts inactive on every neuron able to fit it.
-
-    For one neuron (s = +1) these are the positive-label examples with
-    x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
-    β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
-    cross-terms K_ik, so GD usually cannot fit it and stops at a
-    non-global stationary point (the notes' "bad initialisation", F.2 analogue).
-    """
+from .model import _is_relu, _network_loss, _validated_signs
+from .results import GDHistory, GDResult, InactivePositiveWarning
 
 
 @dataclass(frozen=True)
@@ -102,8 +80,8 @@ def prepare_gd(y, init, *, init_name, width, n, lr, signs, max_steps, tol, recor
     """Validate what every GD entry point shares; ``init`` (w0 or α0) becomes an (m, width) array."""
     y = finite_array("y", y, shape=(n,))
     W0, squeeze = _validated_init(init_name, init, width)
-    relu = is_relu(activation)
-    return GDSetup(y=y, init=W0, squeeze=squeeze, signs=validated_signs(signs, W0.shape[0]),
+    relu = _is_relu(activation)
+    return GDSetup(y=y, init=W0, squeeze=squeeze, signs=_validated_signs(signs, W0.shape[0]),
                    activation=activation, relu=relu, lr=positive_float("lr", lr),
                    max_steps=positive_int("max_steps", max_steps), tol=nonnegative_float("tol", tol),
                    record_every=_record_every(record_every))
@@ -174,7 +152,7 @@ class _PatternTracker:
     def record(self, t, beta, alpha):
         if not self.records or self.records[-1][0] != t:
             s = self.setup
-            self.records.append((t, beta.copy(), alpha.copy(), network_loss(beta, s.y, s.signs, s.activation)))
+            self.records.append((t, beta.copy(), alpha.copy(), _network_loss(beta, s.y, s.signs, s.activation)))
 
     def history(self) -> GDHistory:
         cut = (lambda a: a[:, 0]) if self.setup.squeeze else (lambda a: a)
@@ -228,9 +206,15 @@ def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResu
     return GDResult(
         w=None if weights is None else cut(weights(state)), beta=cut(state.beta), alpha=cut(state.alpha),
         alpha0=None if alpha0 is None else cut(alpha0), signs=s.signs, predictions=s.signs @ h,
-        success=success, n_steps=t, loss=network_loss(state.beta, s.y, s.signs, s.activation),
+        success=success, message=_message(success, t, s), n_steps=t, loss=_network_loss(state.beta, s.y, s.signs, s.activation),
         last_change=cut(tracker.last_change), reactivations=cut(tracker.reactivations),
         history=tracker.history(), lr=s.lr, activation=s.activation)
+
+
+def _message(success, t, s) -> str:
+    if success:
+        return f"the step length fell below tol = {s.tol:g} times the weights' norm after {t} GD steps"
+    return f"stopped at the step budget max_steps = {s.max_steps}" + (" (tol = 0 runs every step)" if s.tol == 0 else "")
 
 
 _GD_PARAMETERS = """lr : float
@@ -250,7 +234,7 @@ _GD_PARAMETERS = """lr : float
         ``tol=0`` runs exactly ``max_steps`` steps.
     record_every : int or None
         Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
-        step; ``None`` records only the end state. 0 is refused.
+        step; ``None`` (the default) records only the end state. 0 is refused.
     activation : {"relu", "identity"}
         σ; ``"identity"`` gives linear regression (the classical min-norm control).
     check_stability : bool
