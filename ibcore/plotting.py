@@ -34,7 +34,7 @@ PALETTE = {
     "yellow": "#F0E442",
     "black": "#000000",
 }
-#: The cycle order: high-contrast colours first, yellow last (weak on white).
+#: The cycle order, high-contrast colours first and yellow last (weak on white).
 COLORS = [PALETTE[k] for k in ("blue", "vermillion", "green", "orange", "purple", "sky", "black", "yellow")]
 # Dotted lines are left out of the cycle: chapters reserve them for predictions and references.
 _DASHDOTDOT = (0, (5, 1.5, 1.5, 1.5, 1.5, 1.5))

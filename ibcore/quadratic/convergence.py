@@ -9,7 +9,7 @@ Under gradient flow from an isotropic start that reaches the manifold
   :math:`\\epsilon_g\\simeq\\frac{(p-p^*)(p^*+2)}{64(p+2)}\\,t'^{-2}`, set by the
   quartic (marginal) directions of the surplus units.
 
-:func:`late_time_law` returns the law, :func:`fit_decay` measures one.
+:func:`~ibcore.quadratic.late_time_law` returns the law, :func:`~ibcore.quadratic.fit_decay` measures one.
 """
 from __future__ import annotations
 
@@ -18,19 +18,19 @@ import numpy as np
 
 from .._result import result
 from ..validation import finite_array, nonnegative_float
-from .overlaps import _validated_sizes
+from .order_parameters import _validated_sizes
 
 __all__ = ["LateTimeLaw", "late_time_law", "DecayFit", "fit_decay"]
 
 
 @result
 class LateTimeLaw:
-    """The predicted late-time decay of the risk (:func:`late_time_law`).
+    """The predicted late-time decay of the risk (:func:`~ibcore.quadratic.late_time_law`).
 
     Attributes
     ----------
-    kind : {"exponential", "power"}
-        :math:`\\epsilon_g\\propto e^{-\\text{rate}\\,t'}` or
+    kind : str
+        ``"exponential"``, :math:`\\epsilon_g\\propto e^{-\\text{rate}\\,t'}`, or ``"power"``,
         :math:`\\epsilon_g\\simeq\\text{prefactor}\\cdot t'^{-\\text{exponent}}`.
     rate : float
         Exponential rate in :math:`t'` (:math:`8/p^*`); ``nan`` for a power law.

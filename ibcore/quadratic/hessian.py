@@ -16,7 +16,7 @@ Expanding to second order in a perturbation E (notes §11.5):
 with :math:`\\tau = \\mathrm{Tr}\\mathcal M`. The Hessian is a :math:`pN\\times pN`
 matrix indexed by the row-major flattening of the p × N weights
 (entry ``i * N + n`` is :math:`U_{in}`). Eigenvalues w.r.t. U are O(1) (those
-of the table, :func:`hessian_spectrum_table`); w.r.t. the raw W they are
+of the table, :func:`~ibcore.quadratic.hessian_spectrum_table`); w.r.t. the raw W they are
 divided by N (``wrt="W"``). Multiply the U-eigenvalues by p for linear rates
 in :math:`t'`, by γ for rates in α. A loss without the ½ doubles them.
 """
@@ -28,7 +28,7 @@ import numpy as np
 from .._result import result
 from ..validation import finite_array, orthonormal_columns, positive_int
 from .initialisation import StudentTeacher, random_frame
-from .overlaps import overlaps, population_risk, _validated_sizes, _validated_weights
+from .order_parameters import overlaps, population_risk, _validated_sizes, _validated_weights
 from .symmetry import conserved_frame
 
 __all__ = [
@@ -282,7 +282,7 @@ def teacher_directions(p, W_star):
     -------
     ndarray, shape (p * p_star, p * N)
         Orthonormal rows, in the row-major flattening of
-        :func:`population_hessian`.
+        :func:`~ibcore.quadratic.population_hessian`.
     """
     p = positive_int("p", p)
     W_star = finite_array("W_star", W_star, ndim=2)
@@ -294,7 +294,7 @@ def teacher_directions(p, W_star):
 
 @result
 class ZeroModes:
-    """The flat directions of the Hessian on the zero-loss manifold (:func:`zero_mode_directions`)."""
+    """The flat directions of the Hessian on the zero-loss manifold (:func:`~ibcore.quadratic.zero_mode_directions`)."""
 
     tangent: np.ndarray
     """Rotations along the manifold, shape (p p* - p*(p*+1)/2, p N)."""
@@ -323,7 +323,7 @@ def zero_mode_directions(W, W_star):
     Parameters
     ----------
     W : array_like, shape (p, N)
-        A point of the zero-loss manifold (e.g. :func:`critical_point` with
+        A point of the zero-loss manifold (e.g. :func:`~ibcore.quadratic.critical_point` with
         ``"zero_loss"``); checked to have zero risk.
     W_star : array_like, shape (p_star, N)
         Orthonormal teacher (:math:`W^*W^{*T}/N = I`).
@@ -333,7 +333,7 @@ def zero_mode_directions(W, W_star):
     ZeroModes
         ``tangent`` (p p* - p*(p*+1)/2, p N) and ``marginal``
         ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
-        :func:`population_hessian`), mutually orthogonal; unpacks as
+        :func:`~ibcore.quadratic.population_hessian`), mutually orthogonal; unpacks as
         ``tangent, marginal``.
     """
     W, W_star = _validated_weights(W, W_star)

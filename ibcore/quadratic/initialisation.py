@@ -1,14 +1,14 @@
 """Initial conditions shared by SGD and the ODEs.
 
-* :func:`orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
+* :func:`~ibcore.quadratic.orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
   exactly (needed for the exact conservation of the frame :math:`S`, §5 of the
   notes).
-* :func:`random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
+* :func:`~ibcore.quadratic.random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
   (G standard Gaussian); ``informative = c > 0`` gives the :math:`O(1)`
   initial overlap that SGD-vs-ODE *trajectory* comparisons need (addendum of
   the notes), ``informative = 0`` the usual random start with
   :math:`R(0) = O(N^{-1/2})`.
-* :func:`initial_overlaps` samples the ODE initial condition of a random start
+* :func:`~ibcore.quadratic.initial_overlaps` samples the ODE initial condition of a random start
   directly, without weights, so that N can be 10⁷ or more.
 
 Run the ODE from ``overlaps(W0, W_star)`` to start it from exactly the
@@ -21,7 +21,7 @@ import numpy as np
 
 from .._result import result
 from ..validation import nonnegative_float, orthonormal_columns, positive_float, positive_int
-from .overlaps import Overlaps, _validated_sizes
+from .order_parameters import Overlaps, _validated_sizes
 
 __all__ = ["StudentTeacher", "orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
 

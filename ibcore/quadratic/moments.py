@@ -9,9 +9,9 @@ its factors (Isserlis' theorem),
 
     E[z_{a_1}\\cdots z_{a_{2m}}] = \\sum_{\\text{pairings}}\\ \\prod_{(k,l)} C_{a_ka_l}.
 
-:func:`gaussian_moment` enumerates the pairings exactly (:func:`wick_pairings`),
+:func:`~ibcore.quadratic.gaussian_moment` enumerates the pairings exactly (:func:`~ibcore.quadratic.wick_pairings`),
 which is how a student can check any moment without Monte Carlo;
-``_error_first_moments`` and :func:`phi_matrix` are the closed forms of the
+``_error_first_moments`` and :func:`~ibcore.quadratic.phi_matrix` are the closed forms of the
 moments the ODEs need [D], and ``_phi_coefficients`` the scalar coefficients
 that the integrators share.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, nonnegative_int
-from .overlaps import _validated_overlaps
+from .order_parameters import _validated_overlaps
 
 __all__ = [
     "wick_pairings",
@@ -132,7 +132,7 @@ def _phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
 
     given the scalar invariants :math:`\\mathrm{Tr}Q`, :math:`\\mathrm{Tr}Q^2`,
     :math:`\\|R\\|_F^2`, :math:`\\mathrm{Tr}T`, :math:`\\mathrm{Tr}T^2`. Shared by
-    :func:`phi_matrix`, the full ODEs and the reduced system, which evaluate
+    :func:`~ibcore.quadratic.phi_matrix`, the full ODEs and the reduced system, which evaluate
     the polynomial each in its own coordinates.
 
     Returns

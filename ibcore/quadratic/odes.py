@@ -9,7 +9,7 @@ In the rescaled time :math:`t' = (\\gamma/p)\\alpha` the ODEs read [D]
                      + 4\\frac{\\gamma}{p}\\,(\\Phi + \\Delta Q),
 
 with :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*` and :math:`\\Phi` from
-:func:`~ibcore.quadratic.overlaps.phi_matrix`. The first-order part is exactly
+:func:`~ibcore.quadratic.phi_matrix`. The first-order part is exactly
 population gradient flow; the :math:`\\gamma^2` part comes from
 :math:`|x|^2/N \\to 1` in :math:`\\delta w_i\\cdot\\delta w_j`. In
 :math:`\\alpha` every rate is multiplied by :math:`\\gamma/p`. These are the
@@ -31,7 +31,7 @@ from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float
 from .clock import _evaluation_times
 from .moments import _phi_coefficients
-from .overlaps import population_risk, _validated_overlaps
+from .order_parameters import population_risk, _validated_overlaps
 from .trajectory import Trajectory
 
 __all__ = ["OverlapRates", "ode_rhs", "integrate_odes"]
@@ -144,8 +144,8 @@ _blowup_event.terminal = True
 def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=()):
     """``solve_ivp`` of an overlap system over :math:`[0, t'_{max}]`, with a terminal blow-up event.
 
-    The integrator shared by :func:`integrate_odes` and
-    :func:`~ibcore.quadratic.reduced.integrate_reduced`.
+    The integrator shared by :func:`~ibcore.quadratic.integrate_odes` and
+    :func:`~ibcore.quadratic.integrate_reduced`.
 
     Parameters
     ----------
@@ -207,7 +207,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     noise : float
         Label-noise variance :math:`\\Delta`.
     n_points, grid, t_min
-        Output grid, see :func:`~ibcore.quadratic.clock.time_grid` (log-spaced by default).
+        Output grid, see :func:`~ibcore.quadratic.time_grid` (log-spaced by default).
     t_eval : array_like, optional
         Explicit increasing output times :math:`t'` (e.g. the record times
         ``run.t`` of an SGD run); overrides the grid options.

@@ -5,15 +5,15 @@ All formulas are for an orthonormal teacher (:math:`T = I`) and are written in
 checked numerically here; [V] from the paper's abstract; [I] our reading.
 
 * **Norm learning** [D]: with :math:`R = 0`, :math:`Q = qI`, gradient flow gives the
-  logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`norm_learning_overlap`.
+  logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`~ibcore.quadratic.norm_learning_overlap`.
 * **Plateau** [D]: :math:`\\bar Q = p/(p+2)` under gradient flow; the γ² term
-  shifts it up (:func:`plateau_overlap`), risk :func:`plateau_risk`.
+  shifts it up (:func:`~ibcore.quadratic.plateau_overlap`), risk :func:`~ibcore.quadratic.plateau_risk`.
 * **Escape** [D]: under gradient flow :math:`R` grows like :math:`e^{4t'/p^*}`
-  (rate set by the teacher width only), :func:`linear_escape_overlap`; at a
+  (rate set by the teacher width only), :func:`~ibcore.quadratic.linear_escape_overlap`; at a
   finite learning rate the lifted plateau lowers the rate a little, and p
-  enters it (:func:`plateau_growth_rate`). The book's escape time
+  enters it (:func:`~ibcore.quadratic.plateau_growth_rate`). The book's escape time
   is the first time the risk falls below half the plateau risk
-  (:func:`escape_time`); under gradient flow it grows like
+  (:func:`~ibcore.quadratic.escape_time`); under gradient flow it grows like
   :math:`t'_{esc}\\simeq (p^*/8)\\ln N + c(p,p^*)` [D], overparameterisation
   only changing the offset :math:`c`
   ("modestly accelerates escape ... by modifying the prefactor" [V]; the
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, positive_float, positive_int
-from .overlaps import population_risk, _validated_sizes
+from .order_parameters import population_risk, _validated_sizes
 
 __all__ = [
     "plateau_overlap",
@@ -126,7 +126,7 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
 
         \\epsilon_{R=0}(q) = \\tfrac12(q - 1)^2 + \\frac{q^2}{p} + \\frac1{p^*},
 
-    with :math:`q(t')` from :func:`norm_learning_overlap` (gradient flow,
+    with :math:`q(t')` from :func:`~ibcore.quadratic.norm_learning_overlap` (gradient flow,
     :math:`T = I`). It tends to the plateau risk :math:`\\frac1{p+2} + \\frac1{p^*}`;
     a run with a small :math:`R` departs from it by :math:`2\\|R\\|_F^2/(pp^*)`.
     """
@@ -151,7 +151,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
 
     exactly (the R-equation has no :math:`\\gamma^2` term; the learning rate
     acts only through the lifted plateau :math:`\\bar Q_\\gamma` of
-    :func:`plateau_overlap`). For gradient flow (``lr=None``) the student
+    :func:`~ibcore.quadratic.plateau_overlap`). For gradient flow (``lr=None``) the student
     terms cancel and :math:`r = 4/p^*`, set by the teacher width alone. At
     finite γ, to first order in :math:`g = \\gamma/p`,
     :math:`r \\approx \\frac4{p^*}\\big[1 - g\\big(1 + \\frac{p^*}{p+2}\\big)\\big]`: the
@@ -163,7 +163,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     p, p_star : int
         Student and teacher widths.
     lr : float or None
-        Learning rate γ (as in :func:`plateau_overlap`); ``None`` is gradient flow.
+        Learning rate γ (as in :func:`~ibcore.quadratic.plateau_overlap`); ``None`` is gradient flow.
     noise : float
         Label-noise variance Δ (it lifts the plateau further).
 
@@ -205,7 +205,7 @@ def _escape_level(plateau_risk, fraction=0.5):
     Parameters
     ----------
     plateau_risk : float
-        Reference plateau risk (:func:`plateau_risk`, with the learning rate of the run).
+        Reference plateau risk (:func:`~ibcore.quadratic.plateau_risk`, with the learning rate of the run).
     fraction : float
         In (0, 1].
     """
@@ -229,7 +229,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
         Increasing times (in whatever unit; usually :math:`t'`).
     risk : array_like, shape (n_t,)
     plateau_risk : float
-        Reference plateau risk (:func:`plateau_risk`).
+        Reference plateau risk (:func:`~ibcore.quadratic.plateau_risk`).
     fraction : float
         Threshold fraction in (0, 1].
 

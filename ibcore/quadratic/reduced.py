@@ -44,7 +44,7 @@ from ..validation import nonnegative_float, positive_float
 from .clock import _evaluation_times
 from .moments import _phi_coefficients
 from .odes import _solve_overlap_odes
-from .overlaps import _validated_overlaps
+from .order_parameters import _validated_overlaps
 from .phases import _escape_level, plateau_risk
 from .trajectory import Trajectory
 
@@ -148,7 +148,7 @@ class _ReducedRHS:
 
 @result(kw_only=True)
 class ReducedTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of the reduced system, with the reduced coordinates.
+    """:class:`~ibcore.quadratic.Trajectory` of the reduced system, with the reduced coordinates.
 
     Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
     fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
@@ -166,7 +166,7 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
                       t_min=None, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-13):
     """Integrate the exact reduced system of :math:`2p^*+1` scalars.
 
-    Same call and same output as :func:`~ibcore.quadratic.odes.integrate_odes`
+    Same call and same output as :func:`~ibcore.quadratic.integrate_odes`
     (the full ``Q``, ``R`` are rebuilt from the reduced coordinates), but only
     for an orthonormal teacher and a reducible start such as
     :math:`Q_0 = q_0 I` (see ``_reduce_overlaps``), and much faster for large p.

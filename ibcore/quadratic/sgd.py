@@ -23,10 +23,10 @@ which is exact because :math:`W_t = W_0 - \\sum_{s<t}a_s\\lambda_s x_s^T/\\sqrt 
 The block ends with one rank-b update :math:`W \\leftarrow W - (a\\lambda)^T X_b/\\sqrt N`.
 This costs :math:`O(N(2p + p^* + b))` flops per step instead of per-step
 matrix-vector products, and reproduces the plain step-by-step recursion
-(:func:`sgd_one_pass_reference`) to rounding error, on the same random numbers.
+(:func:`~ibcore.quadratic.sgd_one_pass_reference`) to rounding error, on the same random numbers.
 
 Time: the run's horizon is ``t_max`` in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`
-(converted to steps by :func:`~ibcore.quadratic.clock.sgd_steps`, the one
+(converted to steps by :func:`~ibcore.quadratic.sgd_steps`, the one
 rounding rule), or an exact ``n_steps``; records carry both ``step`` and ``t``.
 
 Random numbers: inputs are drawn from ``rng`` in step order (a ``(b, N)``
@@ -42,7 +42,7 @@ import numpy as np
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
 from .clock import sgd_steps, sgd_time
-from .overlaps import population_risk, _validated_weights
+from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
 __all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
@@ -50,7 +50,7 @@ __all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run.
+    """:class:`~ibcore.quadratic.Trajectory` of an SGD run.
 
     Extra attributes
     ----------------
@@ -163,14 +163,14 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Parameters
     ----------
     W0 : array_like, shape (p, N)
-        Initial student weights (see :func:`~ibcore.quadratic.initialisation.random_init`).
+        Initial student weights (see :func:`~ibcore.quadratic.random_init`).
     W_star : array_like, shape (p_star, N)
         Teacher weights.
     lr : float
         Learning rate :math:`\\gamma > 0`.
     t_max : float
         Horizon in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`; the run takes
-        :func:`~ibcore.quadratic.clock.sgd_steps` steps (= fresh samples).
+        :func:`~ibcore.quadratic.sgd_steps` steps (= fresh samples).
     n_steps : int
         Alternatively, the exact number of steps (give one of ``t_max`` and ``n_steps``).
     rng : None, int or numpy.random.Generator
@@ -270,7 +270,7 @@ def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None
     """Plain step-by-step one-pass SGD (the specification the blocked simulator is tested against).
 
     Same arguments, same random-number consumption and same output as
-    :func:`sgd_one_pass` (without ``block`` and ``stop_below``), one
+    :func:`~ibcore.quadratic.sgd_one_pass` (without ``block`` and ``stop_below``), one
     matrix-vector product and one rank-1 update per step. Slow; use it for
     checks only.
     """

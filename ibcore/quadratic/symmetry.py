@@ -30,7 +30,7 @@ import numpy as np
 
 from .._result import result
 from ..validation import finite_array
-from .overlaps import _validated_weights
+from .order_parameters import _validated_weights
 
 __all__ = [
     "conserved_frame",

@@ -1,6 +1,6 @@
 """The result object shared by the ODE integrators and the SGD simulator.
 
-A :class:`Trajectory` holds overlaps sampled at times :math:`t'` (the one
+A :class:`~ibcore.quadratic.Trajectory` holds overlaps sampled at times :math:`t'` (the one
 clock of :mod:`~ibcore.quadratic.clock`) and the population risk computed from
 them, so that ODE and SGD curves are plotted and compared with the same code.
 """
@@ -75,7 +75,7 @@ class Trajectory:
         """Risk of the plateau :math:`R=0,\\ Q=\\bar Q I` of these dynamics (needs :math:`T=I`).
 
         The :math:`\\gamma^2`-lifted plateau when ``lr`` is set, the
-        gradient-flow one otherwise (:func:`ibcore.quadratic.phases.plateau_risk`).
+        gradient-flow one otherwise (:func:`~ibcore.quadratic.plateau_risk`).
         """
         from .phases import plateau_risk
 
@@ -92,7 +92,7 @@ class Trajectory:
             Threshold as a fraction of the plateau risk (the default ½ is the
             book's definition of escape).
         plateau_risk : float, optional
-            Reference plateau risk; by default :meth:`plateau_risk`.
+            Reference plateau risk; by default :meth:`~ibcore.quadratic.plateau_risk`.
 
         Returns
         -------

@@ -5,23 +5,23 @@ model with the square loss, on high-dimensional random features, ends within
 Θ(√(n/‖λ‖₁)) of the minimum-ℓ2-norm solution.  This package provides the
 solvers behind the chapters, one module per concept:
 
-* features, gram -- the data: :func:`sample_labels`, :func:`sample_features`,
-  :class:`Spectrum`, :func:`sample_gram` (K = X Xᵀ without X, for d up to 10^8);
+* features, gram -- the data: :func:`~ibcore.relu.sample_labels`, :func:`~ibcore.relu.sample_features`,
+  :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (K = X Xᵀ without X, for d up to 10^8);
 * model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
-  (:func:`lr_from_contraction`, :func:`default_contraction`, :func:`stability_bound`);
-* gd, reference, results -- :func:`gradient_descent` (primal–dual,
-  O(m n²) per step), :func:`gradient_descent_gram`, the O(m n d) check
-  :func:`gradient_descent_weight_space`, and what they return, :class:`GDResult`
+  (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
+* gd, reference, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
+  O(m n²) per step), :func:`~ibcore.relu.gradient_descent_gram`, the O(m n d) check
+  :func:`~ibcore.relu.gradient_descent_weight_space`, and what they return, :class:`~ibcore.relu.GDResult`
   (their shared loop is the internal module ``_iteration``);
-* min_norm -- the targets: :func:`min_norm_solution` (exact dual solve),
-  :func:`positive_subset_least_squares`, the two-neuron and disjoint targets;
+* min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
+  :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
-  first order in the cross-talk (:func:`first_order_gap`);
+  first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
 * metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
 * trials, network_trials -- the experiments of the chapters, one run each
-  (:func:`gap_trial`, :func:`pattern_trial`, :func:`two_neuron_trial`,
-  :func:`disjoint_trial`, :func:`bad_init_trial`), for :func:`ibcore.sweep.sweep`.
+  (:func:`~ibcore.relu.gap_trial`, :func:`~ibcore.relu.pattern_trial`, :func:`~ibcore.relu.two_neuron_trial`,
+  :func:`~ibcore.relu.disjoint_trial`, :func:`~ibcore.relu.bad_init_trial`), for :func:`ibcore.sweep.sweep`.
 
 Notation: β = X w pre-activations ("predictions"), α data-span coefficients
 (w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n, b0 the initial

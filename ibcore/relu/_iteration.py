@@ -4,7 +4,7 @@ Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
 validate their arguments with :func:`prepare_gd`, wrap their iterate in a
 *state* object and hand it to :func:`run_gd`, which owns everything they
 share: the divergence check, the stopping rule, the activation-pattern
-bookkeeping, the recorded history and the :class:`~ibcore.relu.results.GDResult`.
+bookkeeping, the recorded history and the :class:`~ibcore.relu.GDResult`.
 
 A state has arrays ``beta`` and ``alpha`` of shape (m, n), updated in place,
 and three methods: ``step()`` takes one GD step and returns ‖w_{t+1} - w_t‖²
@@ -88,7 +88,7 @@ def prepare_gd(y, init, *, init_name, width, n, lr, signs, max_steps, tol, recor
 
 
 def warn_inactive(beta0, setup: GDSetup) -> None:
-    """Warn (:class:`InactivePositiveWarning`) about examples no neuron of matching sign can reach."""
+    """Warn (:class:`~ibcore.relu.InactivePositiveWarning`) about examples no neuron of matching sign can reach."""
     if not setup.relu:
         return
     fits = setup.signs[:, None] * setup.y[None, :] > 0  # neuron j can fit example i
@@ -104,7 +104,7 @@ def warn_inactive(beta0, setup: GDSetup) -> None:
 
 
 def without_inactive_warning(func, /, *args, **kwargs):
-    """``func(*args, **kwargs)`` with :class:`InactivePositiveWarning` silenced.
+    """``func(*args, **kwargs)`` with :class:`~ibcore.relu.InactivePositiveWarning` silenced.
 
     For trials, which count the examples concerned instead of warning about
     them in every run of a sweep.
@@ -164,7 +164,7 @@ class _PatternTracker:
 
 
 def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResult:
-    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`GDResult`.
+    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`~ibcore.relu.GDResult`.
 
     Parameters
     ----------
@@ -218,11 +218,11 @@ def _message(success, t, s) -> str:
 
 
 _GD_PARAMETERS = """lr : float
-        Step size (> 0 and below :func:`~ibcore.relu.stability.stability_bound`);
-        see :func:`~ibcore.relu.stability.lr_from_contraction` to set it from
+        Step size (> 0 and below :func:`~ibcore.relu.stability_bound`);
+        see :func:`~ibcore.relu.lr_from_contraction` to set it from
         c = lr‖x‖²/n.
     signs : array of shape (m,), optional
-        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.model.default_signs`.
+        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.default_signs`.
     max_steps : int
         Step budget.
     tol : float

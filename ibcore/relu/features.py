@@ -6,7 +6,7 @@ on X only through the Gram matrix K = X Xᵀ, whose law is invariant under
 rotations of feature space, so we take Σ = diag(λ) without loss of generality.
 The scale that matters is the trace ‖λ‖₁ = tr Σ = E‖x‖².
 
-A :class:`Spectrum` describes λ without necessarily storing d numbers, so
+A :class:`~ibcore.relu.Spectrum` describes λ without necessarily storing d numbers, so
 that d = 10^8 costs nothing until features are actually drawn.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Spectrum:
 
     Piecewise-constant spectra (isotropic, spiked, and arrays with repeated
     values) are stored as *blocks* (value, multiplicity), which is what lets
-    :func:`~ibcore.relu.gram.sample_gram` draw K exactly in O(n²) per block.
+    :func:`~ibcore.relu.sample_gram` draw K exactly in O(n²) per block.
     The power law is generated on the fly, chunk by chunk.
 
     Attributes
@@ -165,7 +165,7 @@ class Spectrum:
 
     @property
     def r0(self) -> float:
-        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞: the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
+        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞, the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
 
         With R₀ (:attr:`R0`) one of the two effective ranks of Bartlett et al.
         (2020); R₀ ≥ r₀ since ‖λ‖₂² ≤ ‖λ‖∞‖λ‖₁.  Both are invariant when λ is
@@ -175,7 +175,7 @@ class Spectrum:
 
     @property
     def R0(self) -> float:
-        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²: the cross-talk scale of the one-neuron gap is √(n/R₀)."""
+        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²; the cross-talk scale of the one-neuron gap is √(n/R₀)."""
         return self.trace ** 2 / self.norm2 ** 2
 
     def __repr__(self) -> str:
@@ -204,7 +204,7 @@ def _power_sum(s, d, direct=100_000):
 
 
 def _as_spectrum(spectrum, d) -> Spectrum:
-    """Turn ``None``, a profile name, an array or a :class:`Spectrum` into a Spectrum of dimension d."""
+    """Turn ``None``, a profile name, an array or a :class:`~ibcore.relu.Spectrum` into a Spectrum of dimension d."""
     d = positive_int("d", d)
     if spectrum is None:
         return Spectrum.isotropic(d)
@@ -231,7 +231,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
         Number of examples and feature dimension.
     spectrum : None, str, array of shape (d,), or Spectrum
         Covariance eigenvalues λ. ``None`` or ``"isotropic"`` gives Σ = I_d;
-        ``"power_law"`` and ``"spiked"`` use the defaults of :class:`Spectrum`.
+        ``"power_law"`` and ``"spiked"`` use the defaults of :class:`~ibcore.relu.Spectrum`.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -241,7 +241,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     Notes
     -----
     Memory is n·d floats; for d ≫ 10^5 sample the Gram matrix directly with
-    :func:`~ibcore.relu.gram.sample_gram`.
+    :func:`~ibcore.relu.sample_gram`.
     """
     n = positive_int("n", n)
     spec = _as_spectrum(spectrum, d)

@@ -8,7 +8,7 @@ K = X Xᵀ
     α_j ← α_j - (lr/n) s_j D_j r,        β_j ← β_j - (lr/n) s_j K D_j r.
 
 One step costs O(m n²) instead of the O(m n d) of the weight-space update
-(:func:`~ibcore.relu.reference.gradient_descent_weight_space`).  The
+(:func:`~ibcore.relu.gradient_descent_weight_space`).  The
 per-example contraction is c_i = lr ‖x_i‖²/n: an active example alone moves
 as β_i ← (1 - c_i) β_i + c_i y_i.
 """
@@ -103,9 +103,9 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
     """The same GD, given only the Gram matrix K = X Xᵀ and w0 = Xᵀ α0.
 
     Every quantity of the one-neuron experiments is a function of K, so d can
-    be 10^8 (draw K with :func:`~ibcore.relu.gram.sample_gram`). The weights
+    be 10^8 (draw K with :func:`~ibcore.relu.sample_gram`). The weights
     are never formed (``result.w is None``); use ``result.coef``
-    (w_T = Xᵀ coef) with :func:`~ibcore.relu.metrics.relative_gap_gram`.
+    (w_T = Xᵀ coef) with :func:`~ibcore.relu.relative_gap_gram`.
 
     Parameters
     ----------

@@ -39,7 +39,7 @@ def _wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
 
 
 def sample_gram(n, d, *, spectrum=None, rng=None, chunk=_CHUNK) -> np.ndarray:
-    """Draw K = X Xᵀ for X = :func:`~ibcore.relu.features.sample_features` (n, d, spectrum) without forming X.
+    """Draw K = X Xᵀ for X = :func:`~ibcore.relu.sample_features` (n, d, spectrum) without forming X.
 
     Parameters
     ----------
@@ -108,7 +108,7 @@ def gram_deviation(K, *, scale=None) -> float:
     eigenvalue of every principal submatrix K_AA lies in [κ(1 - Δ), κ(1 + Δ)],
     and every off-diagonal block K_{IA} has operator norm at most κΔ: Δ is the
     constant of the cumulative cross-talk lemma
-    (:func:`~ibcore.relu.metrics.settling_certificate`).
+    (:func:`~ibcore.relu.settling_certificate`).
 
     Parameters
     ----------

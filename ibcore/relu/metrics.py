@@ -27,7 +27,7 @@ __all__ = [
     "settling_certificate",
 ]
 
-#: An example counts as fitted when |f(x_i) - y_i| ≤ FIT_TOL.  GD stopped by
+#: An example counts as fitted when ∣f(x_i) - y_i∣ ≤ FIT_TOL.  GD stopped by
 #: ``tol=1e-12`` leaves residuals ≈ tol·‖y‖/c ≈ 1e-10 (c = 0.01), so 1e-6 has
 #: four orders of slack and is still far below any label of a failed example.
 FIT_TOL = 1e-6
@@ -36,7 +36,7 @@ FIT_TOL = 1e-6
 def relative_gap(w, w_star) -> float:
     """‖w - w*‖_F / ‖w*‖_F for one neuron (d,) or several (m, d).
 
-    For two neurons compare with :func:`~ibcore.relu.min_norm.min_norm_pair`,
+    For two neurons compare with :func:`~ibcore.relu.min_norm_pair`,
     (w*(y), w*(-y)).
     """
     w_star = finite_array("w_star", w_star, ndim=(1, 2))
@@ -59,7 +59,7 @@ def relative_gap_gram(K, coef, coef_star) -> float:
         Coefficients of the GD weights, e.g. ``GDResult.coef`` (α0 + α_T).
     coef_star : array of the same shape
         Coefficients of the target, e.g. ``MinNormSolution.nu`` or
-        :func:`~ibcore.relu.min_norm.min_norm_pair_gram`.
+        :func:`~ibcore.relu.min_norm_pair_gram`.
     """
     K = _validated_gram(K)
     n = K.shape[0]
@@ -97,7 +97,7 @@ def reactivation_count(result) -> int:
 
 
 def positive_residual(result, y) -> float:
-    """max_{i : y_i > 0} |f(x_i) - y_i|: how well the positive labels are fitted (0 if none)."""
+    """max_{i : y_i > 0} ∣f(x_i) - y_i∣: how well the positive labels are fitted (0 if none)."""
     y = finite_array("y", y, shape=(np.size(result.predictions),))
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
@@ -116,7 +116,7 @@ def _can_fit(y, signs) -> np.ndarray:
 
 
 def _fit_threshold(y, *, tol, c) -> float:
-    """The residual below which an example counts as fitted: max(:data:`FIT_TOL`, 100·tol·‖y‖/c).
+    """The residual below which an example counts as fitted: max(:data:`~ibcore.relu.FIT_TOL`, 100·tol·‖y‖/c).
 
     GD stopped by its rule lr‖∇L‖ ≤ tol‖w‖ leaves residuals of about
     tol·‖y‖/c (the iterates contract by (1 - c) per step), so a run with a
@@ -133,7 +133,7 @@ def _fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
     """Residuals over the examples the network must fit.
 
     Returns ``max_residual``; ``unfit``, the number of those examples with a
-    residual above ``threshold``; and ``max_unfit_label``, the largest |y_i|
+    residual above ``threshold``; and ``max_unfit_label``, the largest ∣y_i∣
     among them (0 if none).
     """
     needy = _can_fit(y, result.signs).any(axis=0)
@@ -151,9 +151,9 @@ def _slack_statistics(y, star, pls) -> dict:
     y : array of shape (n,)
         Labels.
     star : MinNormSolution
-        :func:`~ibcore.relu.min_norm.min_norm_solution` (or its Gram form) for y.
+        :func:`~ibcore.relu.min_norm_solution` (or its Gram form) for y.
     pls : MinNormSolution
-        :func:`~ibcore.relu.min_norm.positive_subset_least_squares` of the same data.
+        :func:`~ibcore.relu.positive_subset_least_squares` of the same data.
 
     Returns
     -------
@@ -163,7 +163,7 @@ def _slack_statistics(y, star, pls) -> dict:
         x_i·w_PLS > 0 (where w_PLS is not a global minimiser);
         ``pls_predicts_slack``: w_PLS predicts ≤ 0 on exactly the negatives that
         are slack at w* (the first-order picture of chapter 1).  "Strictly"
-        means beyond 1e-9·max|y|, above the rounding of the dual solve.
+        means beyond 1e-9·max∣y∣, above the rounding of the dual solve.
     """
     y = finite_array("y", y, shape=(np.size(star.beta),))
     neg = y < 0
@@ -187,7 +187,7 @@ def relu_teacher_risk(w, theta) -> float:
     E σ(w·x)² = ‖w‖²/2 and E σ(w·x)σ(θ·x) = ‖w‖‖θ‖ (sin φ + (π - φ) cos φ)/(2π)
     with φ the angle between w and θ (the degree-1 arc-cosine kernel of Cho
     and Saul, 2009).  Since σ is 1-Lipschitz, √R is 1-Lipschitz in w:
-    |√R(w) - √R(w')| ≤ ‖w - w'‖, so two neurons at a small distance have
+    ∣√R(w) - √R(w')∣ ≤ ‖w - w'‖, so two neurons at a small distance have
     nearly the same test error.
 
     Parameters
@@ -212,16 +212,16 @@ class SettlingCertificate:
     record_step: np.ndarray
     """The recorded steps t (``history.step``)."""
     bound: np.ndarray
-    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂: the most cross-talk any example can still receive after t."""
+    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂, the most cross-talk any example can still receive after t."""
     margin: np.ndarray
-    """The smallest distance to a switch at t: -β_i on inactive examples, min(β_i, y_i) on active ones
+    """The smallest distance to a switch at t, -β_i on inactive examples, min(β_i, y_i) on active ones
     (-inf if a negative label is active: it must still switch off)."""
 
 
 def settling_certificate(K, y, result) -> SettlingCertificate:
     r"""Check the cumulative cross-talk lemma along a recorded one-neuron GD run.
 
-    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram.gram_deviation`)
+    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram_deviation`)
     and c = lr κ/n, if Δ < 1 and c(1 + Δ) ≤ 1, then from any step t at which
     no negative label is active and every example's margin exceeds
     B_t = Δ/(1 - Δ)‖D_t r_t‖₂, the activation pattern never changes again

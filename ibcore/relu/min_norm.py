@@ -61,14 +61,14 @@ class MinNormSolution:
         Multipliers / data-span coefficients: w = Xᵀν, ν_i ≤ 0 on y_i ≤ 0.
     kkt_residual : float
         Largest violation of the KKT conditions, made dimensionless:
-        max(|β_i - y_i| on I₊, (β_i)₊ on I₋)/‖y‖∞, (ν_i)₊ on I₋ / ‖ν‖∞ and
-        |ν_i β_i| on I₋ /(‖ν‖∞‖y‖∞). For ``positive_subset_least_squares`` only
+        max(∣β_i - y_i∣ on I₊, (β_i)₊ on I₋)/‖y‖∞, (ν_i)₊ on I₋ / ‖ν‖∞ and
+        ∣ν_i β_i∣ on I₋ /(‖ν‖∞‖y‖∞). For ``positive_subset_least_squares`` only
         the equalities on I₊ are part of the problem and counted.
     tight : numpy.ndarray of bool, shape (n,)
         Negative-label examples held at β_i = 0 by the constraint (ν_i < 0).
     loss : float
         One-neuron ReLU loss (1/2n) Σ (σ(β_i) - y_i)² at w; equals L_min for
-        :func:`min_norm_solution`.
+        :func:`~ibcore.relu.min_norm_solution`.
     problem : str
         ``"relu"`` or ``"positive_subset"``.
     """
@@ -169,10 +169,10 @@ def min_norm_solution(X, y) -> MinNormSolution:
 
 
 def min_norm_solution_gram(K, y) -> MinNormSolution:
-    """:func:`min_norm_solution` from the Gram matrix K = X Xᵀ alone (``w`` is ``None``).
+    """:func:`~ibcore.relu.min_norm_solution` from the Gram matrix K = X Xᵀ alone (``w`` is ``None``).
 
     The weights are w* = Xᵀ ν; distances between such vectors are quadratic
-    forms in K (:func:`~ibcore.relu.metrics.relative_gap_gram`).
+    forms in K (:func:`~ibcore.relu.relative_gap_gram`).
     """
     return _solve(None, K, y, _solve_dual, "relu")
 
@@ -189,7 +189,7 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
     """Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
 
     w = X₊ᵀ (X₊X₊ᵀ)⁻¹ y₊ with X₊ the rows with y_i > 0. Unlike
-    :func:`min_norm_solution` it ignores the constraints x_i·w ≤ 0 on the
+    :func:`~ibcore.relu.min_norm_solution` it ignores the constraints x_i·w ≤ 0 on the
     other examples, which it may violate (``beta`` shows by how much).
 
     Parameters
@@ -206,7 +206,7 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
 
 
 def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
-    """:func:`positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
+    """:func:`~ibcore.relu.positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
     return _solve(None, K, y, _positive_subset_nu, "positive_subset")
 
 
@@ -220,7 +220,7 @@ def min_norm_pair(X, y) -> np.ndarray:
 
 
 def min_norm_pair_gram(K, y) -> np.ndarray:
-    """Dual coefficients (ν(y), ν(-y)) of :func:`min_norm_pair`, shape (2, n)."""
+    """Dual coefficients (ν(y), ν(-y)) of :func:`~ibcore.relu.min_norm_pair`, shape (2, n)."""
     return np.stack([min_norm_solution_gram(K, y).nu,
                      min_norm_solution_gram(K, -np.asarray(y, float)).nu])
 
@@ -247,7 +247,7 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     r"""Per-neuron min-norm targets given the assignment: dual coefficients (m, n), w*_j = Xᵀν_j.
 
     w*_j = argmin ‖w‖ s.t. x_i·w = s_j y_i for i ∈ S_j and x_i·w ≤ 0 for
-    i ∉ S_j, the min-norm ReLU solution (:func:`min_norm_solution_gram`)
+    i ∉ S_j, the min-norm ReLU solution (:func:`~ibcore.relu.min_norm_solution_gram`)
     with labels s_j y on S_j and 0 ("stay inactive") elsewhere.  Together they
     are the smallest network that fits y *with the pattern of the
     assignment*.  They are not the smallest network overall: splitting every
@@ -260,7 +260,7 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     y : array of shape (n,)
     assignment : array of int, shape (n,)
         Neuron of each example, or -1; every assigned example must satisfy
-        s_j y_i > 0 (as :func:`~ibcore.relu.initialisation.sign_aligned_assignment` ensures).
+        s_j y_i > 0 (as :func:`~ibcore.relu.sign_aligned_assignment` ensures).
     signs : array of shape (m,)
     """
     K = _validated_gram(K)
@@ -281,7 +281,7 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     prologue's "interpolator closest to the initialisation", with the ReLU's
     inequality constraints.  Solved exactly in the dual, for v = w - w_j(0).
     When the GD run keeps the pattern, its limit
-    (:func:`disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
+    (:func:`~ibcore.relu.disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
     this projection.
 
     Parameters
@@ -336,7 +336,7 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     assignment : array of int, shape (n,)
     signs : array of shape (m,)
     alpha0 : array of shape (m, n)
-        Initial coefficients, e.g. :func:`~ibcore.relu.initialisation.disjoint_coef`.
+        Initial coefficients, e.g. :func:`~ibcore.relu.disjoint_coef`.
 
     Returns
     -------

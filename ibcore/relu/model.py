@@ -35,7 +35,7 @@ def default_signs(m) -> np.ndarray:
 
 
 def _validated_signs(signs, m) -> np.ndarray:
-    """``signs`` checked to be m entries of ±1, or :func:`default_signs` (m) for ``None``."""
+    """``signs`` checked to be m entries of ±1, or :func:`~ibcore.relu.default_signs` (m) for ``None``."""
     if signs is None:
         return default_signs(m)
     signs = finite_array("signs", signs, shape=(m,))

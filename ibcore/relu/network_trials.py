@@ -9,12 +9,12 @@ closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in
 :mod:`~ibcore.relu.min_norm`, the initial weights in
 :mod:`~ibcore.relu.initialisation`.
 
-* :func:`two_neuron_trial`: f = σ(w₊·x) - σ(w₋·x) from w₊(0) = w₋(0) = b0 Xᵀ1/d,
+* :func:`~ibcore.relu.two_neuron_trial`: f = σ(w₊·x) - σ(w₋·x) from w₊(0) = w₋(0) = b0 Xᵀ1/d,
   compared with the decoupled target (w*(y), w*(-y)).
-* :func:`disjoint_trial`: m neurons from a sign-aligned disjoint start;
+* :func:`~ibcore.relu.disjoint_trial`: m neurons from a sign-aligned disjoint start;
   while the pattern does not change every neuron runs linear regression on
   its own subset.
-* :func:`bad_init_trial`: random, partly inactive and tiny starts, after
+* :func:`~ibcore.relu.bad_init_trial`: random, partly inactive and tiny starts, after
   which GD stops at non-global points.
 
 Each trial follows the protocol of :mod:`ibcore.relu.trials` (labels first,
@@ -56,7 +56,7 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
 
     Isotropic Gaussian data drawn as K = X Xᵀ (cost independent of d), labels
     y ~ U[-1, 1], w₊(0) = w₋(0) = b0 Xᵀ1/d
-    (:func:`~ibcore.relu.initialisation.two_neuron_coef`), lr = c n/mean‖x‖²,
+    (:func:`~ibcore.relu.two_neuron_coef`), lr = c n/mean‖x‖²,
     GD to convergence, compared with (w*(y), w*(-y)).
 
     Parameters
@@ -76,11 +76,11 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
     -------
     dict of scalars
         ``gap`` (relative, to (w*(y), w*(-y))), ``gap_scaled`` = gap/√(n/d),
-        ``orthogonal_gap`` (:func:`~ibcore.relu.orthogonal.two_neuron_orthogonal_gap`
+        ``orthogonal_gap`` (:func:`~ibcore.relu.two_neuron_orthogonal_gap`
         for these labels: the part set by b0 alone), ``decoupled`` (fraction
         of examples whose wrong neuron, w₋ for y_i > 0 and w₊ for y_i < 0,
-        ends inactive), ``predicted_decoupled`` (fraction with |y_i| > 2 b0),
-        ``wrong_share`` = Σ_i σ(β_wrong,i) / Σ_i |y_i| (the output carried by
+        ends inactive), ``predicted_decoupled`` (fraction with ∣y_i∣ > 2 b0),
+        ``wrong_share`` = Σ_i σ(β_wrong,i) / Σ_i ∣y_i∣ (the output carried by
         wrong neurons), ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
@@ -111,9 +111,9 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
 
     Isotropic data (K drawn directly), y ~ U[-1, 1], signs (+1, -1, +1, ...),
     every example given to one neuron of its sign
-    (:func:`~ibcore.relu.initialisation.sign_aligned_assignment`), and
+    (:func:`~ibcore.relu.sign_aligned_assignment`), and
     w_j(0) with pre-activations +b0 on its own subset S_j and -b0 elsewhere
-    (:func:`~ibcore.relu.initialisation.disjoint_coef`).
+    (:func:`~ibcore.relu.disjoint_coef`).
 
     Parameters
     ----------
@@ -122,21 +122,21 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     m : int
         Number of neurons (≥ 2, so that both label signs have a neuron).
     b0 : float
-        |β(0)|.
+        ∣β(0)∣.
     c, tol, max_steps, rng
-        As in :func:`two_neuron_trial`.
+        As in :func:`~ibcore.relu.two_neuron_trial`.
 
     Returns
     -------
     dict of scalars
         ``gap``: relative distance ‖W - W*‖_F/‖W*‖_F to the per-neuron
-        min-norm targets (:func:`~ibcore.relu.min_norm.disjoint_targets_gram`);
+        min-norm targets (:func:`~ibcore.relu.disjoint_targets_gram`);
         ``closest_gap``: relative distance to the pattern's network closest
-        to W(0) (:func:`~ibcore.relu.min_norm.disjoint_closest_targets_gram`,
+        to W(0) (:func:`~ibcore.relu.disjoint_closest_targets_gram`,
         ≈ 1e-10 when the pattern is kept: GD's implicit bias); ``init_term`` =
         ‖frozen‖/‖W*‖ and ``relu_term`` = ‖W - frozen - W*‖/‖W*‖, the parts of
         the gap due to the never-moving part of the initialisation and to the
-        rest (:func:`~ibcore.relu.min_norm.disjoint_linear_limit_gram`);
+        rest (:func:`~ibcore.relu.disjoint_linear_limit_gram`);
         ``gap_scaled`` and ``relu_scaled`` (divided by √(n/d));
         ``linear_limit_error`` = ‖W - W_lin‖/‖W_lin‖ (≈ 1e-10 when the pattern
         never changed); ``pattern_kept`` (no neuron–example pair ever
@@ -198,10 +198,10 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
     n, d : int
     init, b0, m, inactive
         The initialisation, as in
-        :func:`~ibcore.relu.initialisation.bad_init_weights`; m = 2 is the
+        :func:`~ibcore.relu.bad_init_weights`; m = 2 is the
         model f = σ(w₊·x) - σ(w₋·x).
     c, tol, max_steps, rng
-        As in :func:`two_neuron_trial`; ``rng`` draws y, then X, then w0.
+        As in :func:`~ibcore.relu.two_neuron_trial`; ``rng`` draws y, then X, then w0.
 
     Returns
     -------

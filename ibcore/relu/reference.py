@@ -1,4 +1,4 @@
-"""The weight-space reference for :func:`ibcore.relu.gradient_descent`.
+"""The weight-space reference for :func:`~ibcore.relu.gradient_descent`.
 
 The same GD, updating the weights directly: each step recomputes β = X w and
 lr∇L at O(m n d). It exists to check the primal–dual form (the two agree to
@@ -63,7 +63,7 @@ def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000
     Each step recomputes β = X w and lr∇L = (lr/n) Σ_j s_j Xᵀ D_j r, at
     O(m n d); α is accumulated alongside only so that the histories can be
     compared, and the stopping rule uses ‖w‖ and ‖Δw‖ computed in weight space.
-    Use it to check :func:`~ibcore.relu.gd.gradient_descent` (they agree to
+    Use it to check :func:`~ibcore.relu.gradient_descent` (they agree to
     ~1e-10 relative), not for experiments.
 
     Parameters

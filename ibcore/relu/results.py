@@ -1,5 +1,5 @@
-"""What a GD run returns: :class:`GDResult`, with the recorded states in :class:`GDHistory`,
-and the warning it may give (:class:`InactivePositiveWarning`).
+"""What a GD run returns: :class:`~ibcore.relu.GDResult`, with the recorded states in :class:`~ibcore.relu.GDHistory`,
+and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
 
 ibcore's one result style (CONTRIBUTING.md): frozen dataclasses with named fields;
 counts are ints named ``n_*``, arrays of recorded step indices are named ``step``,

@@ -88,7 +88,7 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
     An example that is active alone then moves as β ← (1 - c) β + c y.
     Finite c leaves an O(c) overshoot in the gap (≈ c/√3 on orthogonal data,
     chapter 1), so the √(n/‖λ‖₁) scaling is only visible while c ≪ √(n/‖λ‖₁):
-    see :func:`default_contraction`.
+    see :func:`~ibcore.relu.default_contraction`.
 
     Parameters
     ----------
@@ -120,7 +120,7 @@ def default_contraction(n, d, *, spectrum=None) -> float:
     ----------
     n, d : int
     spectrum : None, str, array or Spectrum
-        As for :func:`~ibcore.relu.features.sample_features`.
+        As for :func:`~ibcore.relu.sample_features`.
     """
     n = positive_int("n", n)
     spec = _as_spectrum(spectrum, d)

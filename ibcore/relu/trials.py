@@ -1,11 +1,11 @@
-r"""Trials of one neuron: the gap to w* (:func:`gap_trial`) and the activation pattern (:func:`pattern_trial`).
+r"""Trials of one neuron: the gap to w* (:func:`~ibcore.relu.gap_trial`) and the activation pattern (:func:`~ibcore.relu.pattern_trial`).
 
 A *trial* follows the book's protocol (CONTRIBUTING, "ibcore's design"):
 keyword-only parameters, ``rng=None``, arguments validated before anything is
 drawn, and a flat dict of numbers as the result, ready for
 :func:`ibcore.sweep.sweep`.  A trial only composes public ibcore functions, in
 an order a chapter can repeat by hand: labels first
-(:func:`~ibcore.relu.features.sample_labels`), then the data, then GD and the
+(:func:`~ibcore.relu.sample_labels`), then the data, then GD and the
 min-norm solution.
 
 Setup (science notes §7, our reconstruction of the paper's experiment):
@@ -13,7 +13,7 @@ x_i = Σ^{1/2} z_i with spectrum λ, labels y_i ~ U[-1, 1], one neuron,
 w0 = b0·Xᵀ1/‖λ‖₁ (pre-activations ≈ b0), lr = c n / mean‖x_i‖², GD to
 convergence, then the relative gap ‖w_GD - w*‖/‖w*‖.  Every quantity is a
 function of K = X Xᵀ, so for large d the trials draw K directly
-(:func:`~ibcore.relu.gram.sample_gram`), at a cost independent of d for
+(:func:`~ibcore.relu.sample_gram`), at a cost independent of d for
 isotropic and spiked spectra.  The trials silence
 :class:`~ibcore.relu.InactivePositiveWarning` and count the examples
 concerned instead.
@@ -72,13 +72,13 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         Initial pre-activation scale: β_i(0) ≈ b0 for every i.
     c : float, optional
         Per-example contraction, lr = c n / mean‖x_i‖².  Default
-        :func:`~ibcore.relu.stability.default_contraction`,
+        :func:`~ibcore.relu.default_contraction`,
         min(0.01, 0.2·√(n/R₀)) with R₀ = ‖λ‖₁²/‖λ‖₂², so that the O(c)
         step-size floor c/√3 never dominates the gap.
     spectrum : {"isotropic", "spiked", "power_law"}
         Covariance profile (a name, so that it can be a sweep column).
     spectrum_param : float, optional
-        Its parameter (see :meth:`~ibcore.relu.features.Spectrum.named`).
+        Its parameter (see :meth:`~ibcore.relu.Spectrum.named`).
     method : {"auto", "gram", "features"}
         ``"gram"`` draws K with ``sample_gram`` and runs
         ``gradient_descent_gram``; ``"features"`` draws X and runs the
@@ -88,7 +88,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     max_steps : int, optional
         Step budget, default ``_default_max_steps`` (c, tol).
     rng : None, int or numpy.random.Generator
-        Draws the labels (:func:`~ibcore.relu.features.sample_labels`), then
+        Draws the labels (:func:`~ibcore.relu.sample_labels`), then
         the data.
 
     Returns
@@ -96,10 +96,10 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     dict of scalars
         ``gap`` = ‖w_GD - w*‖/‖w*‖; ``gap_scaled`` = gap/√(n/r₀), the
         abstract's √(n/‖λ‖₁) under the normalisation ‖λ‖∞ = 1 (r₀ =
-        ‖λ‖₁/‖λ‖∞, :attr:`~ibcore.relu.features.Spectrum.r0`; = gap/√(n/d) for
+        ‖λ‖₁/‖λ‖∞, :attr:`~ibcore.relu.Spectrum.r0`; = gap/√(n/d) for
         isotropic data); ``gap_scaled_R0`` = gap/√(n/R₀) = gap/(√n ‖λ‖₂/‖λ‖₁),
         the cross-talk scale; ``first_order_gap``
-        (:func:`~ibcore.relu.perturbation.first_order_gap` for this draw); ``c_used``,
+        (:func:`~ibcore.relu.first_order_gap` for this draw); ``c_used``,
         ``loss_excess`` = L(w_T) - L_min (> 0 when GD stalled),
         ``inactive_at_init`` (positive-label examples with β_i(0) ≤ 0),
         ``success`` (converged with every positive label fitted to
@@ -166,9 +166,9 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     Setup (our reconstruction): labels y_i ~ U[-1, 1] (drawn first), then
     K; w0 = b0·Xᵀ1/d, lr = c n / mean‖x‖², GD from the Gram matrix alone.
     ``data="gaussian"`` draws K = X Xᵀ for isotropic Gaussian features
-    (:func:`~ibcore.relu.gram.sample_gram`); ``data="orthogonal"`` uses
+    (:func:`~ibcore.relu.sample_gram`); ``data="orthogonal"`` uses
     K = d·I_n exactly, the Gram matrix of
-    :func:`~ibcore.relu.features.orthogonal_features` (the Boursier et al.
+    :func:`~ibcore.relu.orthogonal_features` (the Boursier et al.
     control).
 
     Parameters
@@ -181,7 +181,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     c : float
         Per-example contraction (lr = c n / mean‖x‖²).
     tol, max_steps : float, int
-        Passed to :func:`~ibcore.relu.gd.gradient_descent_gram`.
+        Passed to :func:`~ibcore.relu.gradient_descent_gram`.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -195,7 +195,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         (every y_i < 0 ends with σ(x_i·w_T) == 0.0 exactly),
         ``positives_always_active`` (no y_i > 0 was ever inactive),
         ``loss_excess`` (L(w_T) - L_min), ``orthogonal_stabilisation_step``
-        (:func:`~ibcore.relu.orthogonal.orthogonal_stabilisation_step` for
+        (:func:`~ibcore.relu.orthogonal_stabilisation_step` for
         these labels), ``success`` (converged, every positive label fitted),
         and those of ``_fit_statistics`` and
         ``_run_statistics``.
@@ -268,15 +268,15 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     One neuron runs GD from w0 = b0·Xᵀ1/d; w* is the min-norm global
     minimiser.  Each is scored against the best ReLU response to the
     teacher, R(w) = E_x (σ(w·x) - σ(θ·x))², in closed form
-    (:func:`~ibcore.relu.metrics.relu_teacher_risk`).  Since √R is
-    1-Lipschitz in w, |√R(w_GD) - √R(w*)| ≤ ‖w_GD - w*‖ = gap·‖w*‖.
+    (:func:`~ibcore.relu.relu_teacher_risk`).  Since √R is
+    1-Lipschitz in w, ∣√R(w_GD) - √R(w*)∣ ≤ ‖w_GD - w*‖ = gap·‖w*‖.
 
     Parameters
     ----------
     n, d : int
         Number of examples and dimension (d ≥ n).
     b0, c, tol, max_steps
-        As in :func:`gap_trial` (isotropic data).
+        As in :func:`~ibcore.relu.gap_trial` (isotropic data).
     noise : float
         Variance Δ ≥ 0 of the label noise, as everywhere in ibcore (Part II's
         convention: y = f(x) + √Δ ξ with ξ ~ N(0, 1)).
@@ -288,7 +288,7 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     dict of scalars
         ``gap`` (relative), ``distance`` = ‖w_GD - w*‖, ``risk_gd``,
         ``risk_star``, ``risk_null`` = R(0) = ‖θ‖²/2 (predicting 0),
-        ``root_risk_difference`` = |√R(w_GD) - √R(w*)| (at most ``distance``),
+        ``root_risk_difference`` = ∣√R(w_GD) - √R(w*)∣ (at most ``distance``),
         ``success`` and the run statistics.
     """
     n, d = _validated_sizes(n, d)

@@ -11,7 +11,7 @@ covariance :math:`\\begin{pmatrix} Q & R\\\\ R^T & T\\end{pmatrix}` (convention 
 :mod:`ibcore.quadratic`). Wick's theorem turns every expectation into a
 polynomial in :math:`Q, R, T` [D] (the moments that drive the ODEs are in
 :mod:`~ibcore.quadratic.moments`); the risk below is checked against Monte
-Carlo (:func:`monte_carlo_risk`) in ``tests/quadratic``.
+Carlo (:func:`~ibcore.quadratic.monte_carlo_risk`) in ``tests/quadratic``.
 
 Functions accept a trajectory as well as a single point: ``Q`` may be
 ``(p, p)`` or ``(n_t, p, p)`` (same leading axis for ``R``).
@@ -190,7 +190,7 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
     """Monte Carlo estimate of the population risk :math:`\\tfrac12E[(\\hat y - y)^2]` on fresh inputs.
 
     The empirical counterpart of the closed form
-    :func:`~ibcore.quadratic.overlaps.population_risk`: draws
+    :func:`~ibcore.quadratic.population_risk`: draws
     :math:`x\\sim\\mathcal N(0, I_N)`, evaluates student and teacher (and label
     noise of variance Δ) and averages the loss.
 
