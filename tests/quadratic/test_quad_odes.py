@@ -4,7 +4,7 @@ import pytest
 
 import ibcore.quadratic as q
 from ibcore import DivergenceError
-from ibcore.sweep import summarise, sweep
+from ibcore.sweep import summarise, sweep, trial_seed
 
 
 def _random_overlaps(p, p_star, rng, n=9):
@@ -194,7 +194,12 @@ def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     again = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
     assert set(first.dtype.names) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
-    assert np.all(first["s_min"] <= first["s_max"])
+    # each row is the trial run on its own seed: (seed, its parameters, its index)
+    for k in range(2):
+        ss = trial_seed(3, {"N": 1000, "p": 3, "p_star": 2}, k)
+        expected = q.ode_escape_time_trial(N=1000, p=3, p_star=2, rng=np.random.default_rng(ss))
+        assert [np.asarray(first[c])[k] for c in ("t_esc", "s_min", "s_max")] == [
+            expected[c] for c in ("t_esc", "s_min", "s_max")]
 
 
 @pytest.mark.parametrize("p,p_star,g", [(4, 2, 0.1), (16, 2, 0.1), (3, 1, 0.05), (8, 4, 0.02)])
