@@ -167,7 +167,7 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
     Raises
     ------
     DivergenceError
-        If a state entry exceeds ``_BLOWUP`` or the integrator hits a
+        If a state entry exceeds 10⁸ (``_BLOWUP``) or the integrator hits a
         finite-time singularity; ``err.time`` is the time :math:`t'` reached.
     """
     rtol = positive_float("rtol", rtol)
@@ -226,7 +226,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     Raises
     ------
     DivergenceError
-        If an overlap exceeds ``_BLOWUP`` or the integrator hits a finite-time
+        If an overlap exceeds 10⁸ (``_BLOWUP``) or the integrator hits a finite-time
         singularity (e.g. γ too large for a plateau to exist). ``err.time``
         holds the time t′ of the blow-up (for a singularity, the last time
         reached).

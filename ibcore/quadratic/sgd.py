@@ -50,10 +50,10 @@ __all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.Trajectory` of an SGD run.
+    """:class:`~ibcore.quadratic.Trajectory` of an SGD run: its attributes, and those below.
 
-    Extra attributes
-    ----------------
+    Attributes
+    ----------
     step : ndarray of int, shape (n_t,)
         The recorded step indices μ (``t`` holds the same records in :math:`t'`).
     W : ndarray, shape (p, N)

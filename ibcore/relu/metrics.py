@@ -34,7 +34,7 @@ FIT_TOL = 1e-6
 
 
 def relative_gap(w, w_star) -> float:
-    """‖w - w*‖_F / ‖w*‖_F for one neuron (d,) or several (m, d).
+    r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`, one neuron (d,) or several (m, d).
 
     For two neurons compare with :func:`~ibcore.relu.min_norm_pair`,
     (w*(y), w*(-y)).
@@ -48,9 +48,12 @@ def relative_gap(w, w_star) -> float:
 
 
 def relative_gap_gram(K, coef, coef_star) -> float:
-    """The relative gap when only K is known: w = Xᵀa, w* = Xᵀν.
+    r"""The relative gap when only :math:`K = XX^\top` is known: :math:`w = X^\top a`, :math:`w^\star = X^\top\nu`.
 
-    ‖w - w*‖² = Σ_j (a_j - ν_j)ᵀ K (a_j - ν_j) and ‖w*‖² = Σ_j ν_jᵀ K ν_j.
+    .. math::
+
+        \lVert w - w^\star\rVert^2 = \sum_j (a_j - \nu_j)^\top K (a_j - \nu_j), \qquad
+        \lVert w^\star\rVert^2 = \sum_j \nu_j^\top K \nu_j.
 
     Parameters
     ----------

@@ -1,22 +1,30 @@
 r"""The minimum-ℓ2-norm global minimiser of the one-neuron ReLU regression loss.
 
-With linearly independent rows x_i (so d ≥ n), the global minimisers of
-L(w) = (1/2n) Σ_i (σ(x_i·w) - y_i)² are exactly the w with
+With linearly independent rows :math:`x_i` (so :math:`d \ge n`), the global minimisers of
+:math:`L(w) = \frac1{2n}\sum_i (\sigma(x_i\cdot w) - y_i)^2` are exactly the :math:`w` with
 
-    x_i·w = y_i  for y_i > 0   (the set I₊),      x_i·w ≤ 0  for y_i ≤ 0   (I₋),
+.. math::
 
-and L_min = (1/2n) Σ_{y_i<0} y_i².  The min-norm one, w* = argmin ‖w‖ over that
-set, is what GD is compared with.  (That the paper compares with this w*,
+    x_i\cdot w = y_i \ \text{ for } y_i > 0 \ (\text{the set } I_+), \qquad
+    x_i\cdot w \le 0 \ \text{ for } y_i \le 0 \ (I_-),
+
+and :math:`L_{\min} = \frac1{2n}\sum_{y_i<0} y_i^2`. The min-norm one,
+:math:`w^\star = \operatorname{arg\,min}\lVert w\rVert` over that set, is what GD is compared with.  (That the paper compares with this w*,
 rather than with the projection of w_0, is our reading of the abstract.)
 
-Dual.  The Lagrangian ½‖w‖² - Σ_i ν_i (x_i·w - ỹ_i), ỹ = y·1{y > 0}, with ν_i
-free on I₊ and ν_i ≤ 0 on I₋, gives w* = Xᵀν and the bounded problem
+Dual. The Lagrangian :math:`\frac12\lVert w\rVert^2 - \sum_i \nu_i (x_i\cdot w - \tilde y_i)`,
+:math:`\tilde y = y\,\mathbb 1\{y > 0\}`, with :math:`\nu_i` free on :math:`I_+` and
+:math:`\nu_i \le 0` on :math:`I_-`, gives :math:`w^\star = X^\top\nu` and the bounded problem
 
-    ν = argmin ½ νᵀKν - ỹ·ν   s.t. ν_i ≤ 0 (i ∈ I₋),     K = X Xᵀ = L Lᵀ,
+.. math::
 
-i.e. the bounded least-squares problem min ½‖Lᵀν - L⁻¹ỹ‖².  Its KKT
-conditions are those of w*: β* = Kν satisfies β*_{I₊} = y_{I₊}, β*_{I₋} ≤ 0,
-ν_{I₋} ≤ 0 and ν_i β*_i = 0 (complementary slackness).
+    \nu = \operatorname{arg\,min}\ \tfrac12 \nu^\top K\nu - \tilde y\cdot\nu
+    \quad\text{s.t. } \nu_i \le 0 \ (i \in I_-), \qquad K = XX^\top = LL^\top,
+
+i.e. the bounded least-squares problem :math:`\min \frac12\lVert L^\top\nu - L^{-1}\tilde y\rVert^2`.
+Its KKT conditions are those of :math:`w^\star`: :math:`\beta^\star = K\nu` satisfies
+:math:`\beta^\star_{I_+} = y_{I_+}`, :math:`\beta^\star_{I_-} \le 0`, :math:`\nu_{I_-} \le 0` and
+:math:`\nu_i \beta^\star_i = 0` (complementary slackness).
 
 We solve it with the active-set method BVLS (``scipy.optimize.lsq_linear``),
 which terminates on the exact solution of the final free set's equality
@@ -148,10 +156,14 @@ def _solve_dual(K, y, name):
 
 
 def min_norm_solution(X, y) -> MinNormSolution:
-    """The minimum-ℓ2-norm global minimiser w* of the one-neuron ReLU square loss.
+    r"""The minimum-ℓ2-norm global minimiser :math:`w^\star` of the one-neuron ReLU square loss.
 
-    w* = argmin ‖w‖ s.t. x_i·w = y_i (y_i > 0), x_i·w ≤ 0 (y_i ≤ 0), solved
-    exactly in the n-dimensional dual (see the module docstring).
+    .. math::
+
+        w^\star = \operatorname{arg\,min}\lVert w\rVert \quad\text{s.t. }
+        x_i\cdot w = y_i \ (y_i > 0), \quad x_i\cdot w \le 0 \ (y_i \le 0),
+
+    solved exactly in the n-dimensional dual (see the module docstring).
 
     Parameters
     ----------

@@ -31,16 +31,16 @@ def _lambda_max(K) -> float:
 
 
 def stability_bound(X=None, *, K=None, m=1) -> float:
-    r"""Largest stable step size, 2n / (m λ_max(K)).
+    r"""Largest stable step size, :math:`2n / (m\,\lambda_{\max}(K))`.
 
     On a fixed activation pattern the loss is the quadratic
-    (1/2n)‖Σ_j s_j D_j X w_j - y‖², whose Hessian in (w_1, ..., w_m) has
-    largest eigenvalue (1/n) λ_max(Σ_j D_j K D_j).  Since λ_max(D K D) ≤ λ_max(K),
-    this is at most m λ_max(K)/n, with equality for the all-active pattern.
-    GD on a quadratic is stable iff lr < 2/λ_max(Hessian), so
-    lr < 2n/(m λ_max(K)) is exactly the condition for GD to be stable on
-    every activation pattern (the all-active one attains the bound), and for
-    the identity activation.  The ReLU loss is not smooth across patterns,
+    :math:`\frac1{2n}\lVert\sum_j s_j D_j X w_j - y\rVert^2`, whose Hessian in
+    :math:`(w_1, \dots, w_m)` has largest eigenvalue at most :math:`m\,\lambda_{\max}(K)/n`
+    (since :math:`\lambda_{\max}(DKD) \le \lambda_{\max}(K)`), with equality for the
+    all-active pattern. GD on a quadratic is stable iff
+    :math:`\eta < 2/\lambda_{\max}(\text{Hessian})`, so :math:`\eta < 2n/(m\,\lambda_{\max}(K))`
+    is exactly the condition for GD to be stable on every activation pattern (the
+    all-active one attains the bound), and for the identity activation.  The ReLU loss is not smooth across patterns,
     so this is a per-pattern condition, not a global convergence proof.
     In contraction units, c < 2 mean‖x‖² / (m λ_max(K)) ≈ 2/m for d ≫ n.
 
