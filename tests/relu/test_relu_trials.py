@@ -213,3 +213,12 @@ def test_relu_teacher_risk_closed_form():
     assert R.relu_teacher_risk(w, theta) == pytest.approx(mc, rel=0.02)
     assert R.relu_teacher_risk(theta, theta) == pytest.approx(0, abs=1e-15)
     assert R.relu_teacher_risk(np.zeros(d), theta) == pytest.approx(theta @ theta / 2)
+
+
+def test_positive_residual_is_the_worst_fit_of_a_positive_label(problem):
+    """max over y_i > 0 of |σ(x_i·w) - y_i|, from the run's final weights (no test covered it)."""
+    X, y, w0, lr = problem
+    run = R.gradient_descent(X, y, w0, lr=lr, max_steps=300, tol=0)  # stopped early: visible residuals
+    direct = np.abs(np.maximum(X @ run.w, 0) - y)[y > 0].max()
+    assert direct > 1e-3 and R.positive_residual(run, y) == pytest.approx(direct, rel=1e-12)
+    assert R.positive_residual(run, -np.abs(y)) == 0.0  # no positive label: nothing to fit
