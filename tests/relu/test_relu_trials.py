@@ -207,7 +207,8 @@ def test_test_error_trial_against_an_independent_computation(noise):
 def test_relu_teacher_risk_closed_form():
     rng = np.random.default_rng(0)
     d = 30
-    w, theta = rng.standard_normal(d) / np.sqrt(d), rng.standard_normal(d) / np.sqrt(d)
+    # unequal norms (0.5 and 2): with equal ones, nw * nt and nw / nt could not be told apart
+    w, theta = 0.5 * rng.standard_normal(d) / np.sqrt(d), 2 * rng.standard_normal(d) / np.sqrt(d)
     X = rng.standard_normal((200_000, d))
     mc = np.mean((np.maximum(X @ w, 0) - np.maximum(X @ theta, 0)) ** 2)
     assert R.relu_teacher_risk(w, theta) == pytest.approx(mc, rel=0.02)

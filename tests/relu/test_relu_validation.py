@@ -167,6 +167,7 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.relative_gap(np.ones(3), np.zeros(3)), r"w_star is zero"),
     (lambda: R.relative_gap(np.ones(2), np.ones(3)), r"w must have shape \(3,\)"),
     (lambda: R.relative_gap_gram(np.eye(3), np.ones(2), np.ones(3)), r"coef must have the shape"),
+    (lambda: R.relative_gap_gram(np.eye(3), np.ones(3), np.zeros(3)), r"the target has zero norm"),
     (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
     (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
