@@ -46,7 +46,8 @@ quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "fai
 TEST_STAGES := chapters student-check site-check pdf-check unit
 
 .PHONY: help book test test-stages unit site chapters student pdf pdf-student site-check \
-        student-check pdf-check chromium vendor notebooks format bench clean homework homework-check homework-grader
+        student-check pdf-check chromium vendor notebooks format bench mutate clean homework homework-check \
+        homework-grader
 
 help:
 	@echo "make book         build the website into _build/html"
@@ -58,6 +59,7 @@ help:
 	@echo "make homework     build the problem sets with otter into _build/homework (and student/homework)"
 	@echo "make launch       Binder and Colab checks: pins on the lowest Python, notebooks in a Colab-like venv"
 	@echo "make bench        run the benchmark suite (not part of make test)"
+	@echo "make mutate       mutation testing of the solvers and theory, module by module (slow; not in make test)"
 
 # ---------------------------------------------------------------- set-up
 # pip's warnings about the machine's extra package folders that lack a package are benign
@@ -80,6 +82,12 @@ _build/.ibcore-stamp: $(IBCORE_SOURCES)
 	@rm -rf _build/.jupyter_cache _build/.doctrees _build/student_build
 	@mkdir -p $(@D) && touch $@
 
+# Sphinx does not rewrite an unchanged page when its extensions or templates change:
+# forget its saved pages then (the executions stay)
+_build/.sphinx-stamp: $(wildcard tools/sphinx_*.py tools/parallel_execution.py _templates/*)
+	@rm -rf _build/.doctrees _build/html _build/student_build
+	@mkdir -p $(@D) && touch $@
+
 # the browser and PDF checks use Debian's chromium and poppler-utils: install them when
 # we can (CI runs as root); axe-core, for the accessibility audit, comes from npm
 chromium: $(STAMP)
@@ -94,7 +102,7 @@ chromium: $(STAMP)
 # ---------------------------------------------------------------- builds
 # the chapters missing from the execution cache run one per CPU before Sphinx reads them
 # (tools/parallel_execution.py, a Sphinx extension handing them to jupyter-cache)
-site: vendor _build/.ibcore-stamp
+site: vendor _build/.ibcore-stamp _build/.sphinx-stamp
 	@$(call run,site,the book with every chapter executed into _build/html,$(BUILD))
 
 book: site
@@ -211,6 +219,17 @@ endif
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
+
+# mutation testing of the solver and theory modules ([tool.mutmut] in pyproject.toml), one
+# module at a time and niced: CPU-heavy, not part of make test (tests/test_mutants.py keeps a
+# fixed few in unit). Scores per module: python -m tests.mutation_scores (tests/README.md).
+MUTATE_MODULES ?= relu.metrics relu.gd relu._iteration relu.reference relu.min_norm relu.orthogonal \
+                  relu.perturbation relu.stability relu.gram linear quadratic.odes quadratic.moments \
+                  quadratic.reduced quadratic.sgd quadratic.order_parameters quadratic.hessian \
+                  quadratic.phases quadratic.convergence quadratic.symmetry quadratic.clock
+mutate: $(STAMP)
+	@for m in $(MUTATE_MODULES); do nice -n 19 $(BIN)/mutmut run --max-children $(JOBS) "ibcore.$$m.*" || exit 1; done
+	@$(BIN)/python -m tests.mutation_scores
 
 clean:
 	rm -rf _build .pytest_cache .benchmarks

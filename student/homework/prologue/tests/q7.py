@@ -24,14 +24,14 @@ def test_q7_distances(gd_distances):
         g = np.random.default_rng(707)
         Xt, yt = (g.standard_normal((10, 50)), g.uniform(-1, 1, 10))
         target = linear.min_norm_interpolator(Xt, yt)
-        lr = 0.5 * linear.stability_bound(Xt)
+        lr = 0.5 * linear.least_squares_stability_bound(Xt)
         try:
             dist = gd_distances(Xt, yt, lr, 40, target)
         except Exception as err:
             raise AssertionError(f'q7: gd_distances(X, y, lr, T, w_ref) raised {type(err).__name__}: {err}') from None
         assert isinstance(dist, np.ndarray) and dist.shape == (41,), f'q7: with T = 40, gd_distances must return an array of length T + 1 = 41; it returned {dist!r:.60}'
         assert abs(dist[0] - 1) < 1e-12, f'q7: dist[0] = {dist[0]:.3g}, but from w_0 = 0 the relative distance |0 - w_ref| / |w_ref| is 1: record the distance before each step, starting at t = 0'
-        run = linear.gradient_descent(Xt, yt, np.zeros(50), lr=lr, max_steps=40, tol=0)
+        run = linear.least_squares_gd(Xt, yt, np.zeros(50), lr=lr, max_steps=40, tol=0, record_every=1)
         expected = np.linalg.norm(run.history.alpha @ Xt - target, axis=1) / np.linalg.norm(target)
         worst = int(np.argmax(np.abs(dist - expected)))
         assert np.abs(dist - expected).max() < 1e-10, f'q7: the distances are not those of GD with the step lr from w_0 = 0; the first wrong one is at t = {worst}. The step is w - (lr / n) X^T (X w - y), with n the number of rows of X'

@@ -14,7 +14,7 @@ def test_q3_settling_step(T0, run_gd, w0_one, X, lr):
         h = run_gd.history
         start = np.abs(h.beta[0] - X @ w0_one).max() / np.abs(X @ w0_one).max()
         assert start < 1e-12 and run_gd.lr == lr, 'q3: run GD from w0_one with the step lr'
-        assert np.array_equal(h.step, np.arange(h.step.size)), 'q3: run GD with the default record_every=1'
+        assert np.array_equal(h.step, np.arange(h.step.size)), 'q3: run GD with record_every=1'
         assert isinstance(T0, (int, np.integer)) and (not isinstance(T0, bool)), f'q3: T0 must be an integer; it is {T0!r:.60}'
         last = int(np.max(run_gd.last_change))
         assert T0 == last, f'q3: T0 = {T0}, but the pattern of run_gd last changes at step {last}: T0 is the largest entry of run_gd.last_change (R.stabilisation_step)'
