@@ -12,15 +12,15 @@ def test_q3_gap_shrinks_like_one_over_root_N(table_sgd, slope_sgd, seed):
         import numpy as np
         import ibcore.quadratic as q
         from ibcore.sweep import trial_seed
-        names = set(getattr(getattr(table_sgd, 'dtype', None), 'names', None) or ())
+        names = set(table_sgd.columns if hasattr(table_sgd, 'columns') else getattr(getattr(table_sgd, 'dtype', None), 'names', None) or ())
         assert {'N', 'p', 'p_star', 'lr', 't_max', 'informative', 'trial', 'gap', 'gap_gradient_flow'} <= names, f'q3: table_sgd must be the table that sweep(q.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
         sizes = np.unique(table_sgd['N'])
         counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])
         assert sizes.size >= 4 and sizes[-1] >= 8 * sizes[0] and (counts.min() >= 6), 'q3: table_sgd needs at least 4 sizes N spanning a factor 8 or more, with at least 6 trials each'
         assert np.all(table_sgd['informative'] > 0), 'q3: use an informative start (informative=0.3): from a random start the SGD noise decides the escape and single trajectories do not converge to the ODE'
-        row = table_sgd[0]
-        params = [name for name in table_sgd.dtype.names if name in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
-        point = {name: row[name].item() for name in params}
+        row = {name: np.asarray(table_sgd[name]).tolist()[0] for name in names}
+        params = [name for name in names if name in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
+        point = {name: row[name] for name in params}
         rerun = q.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
         assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q3: table_sgd is not the sweep that the question asks for: sweep q.sgd_ode_gap_trial over N with fixed=fixed_sgd, seed=seed, and nothing else'
         x = np.log(sizes)

@@ -12,16 +12,16 @@ def test_q6_escape_slope_is_p_star_over_8(table_esc, slopes_esc, seed):
         import numpy as np
         import ibcore.quadratic as q
         from ibcore.sweep import trial_seed
-        names = set(getattr(getattr(table_esc, 'dtype', None), 'names', None) or ())
+        names = set(table_esc.columns if hasattr(table_esc, 'columns') else getattr(getattr(table_esc, 'dtype', None), 'names', None) or ())
         assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names, f'q6: table_esc must be the table that sweep(q.ode_escape_time_trial, ...) returns; it is {table_esc!r:.60}'
         assert isinstance(slopes_esc, dict) and sorted(slopes_esc) == sorted(np.unique(table_esc['p']).tolist()), 'q6: slopes_esc must be a dict with one slope per student width p of table_esc'
         assert np.unique(table_esc['p_star']).size == 1 and np.all(np.isfinite(table_esc['t_esc'])), 'q6: one teacher width, and every run must escape (t_esc finite)'
-        row = table_esc[-1]
-        params = [name for name in table_esc.dtype.names if name in ('p', 'p_star', 'N')]
-        point = {name: row[name].item() for name in params}
+        row = {name: np.asarray(table_esc[name]).tolist()[-1] for name in names}
+        params = [name for name in names if name in ('p', 'p_star', 'N')]
+        point = {name: row[name] for name in params}
         rerun = q.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
         assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], "q6: table_esc is not the sweep that the question asks for: sweep q.ode_escape_time_trial over grid_esc with fixed={'p_star': 2}, seed=seed, and nothing else"
-        p_star = int(table_esc['p_star'][0])
+        p_star = int(np.asarray(table_esc['p_star'])[0])
         for p, slope in slopes_esc.items():
             rows = table_esc[table_esc['p'] == p]
             sizes = np.unique(rows['N'])

@@ -12,16 +12,17 @@ def test_q5_gap_falls_like_one_over_root_d(table_d, slope_d, seed):
         import numpy as np
         import ibcore.relu as R
         from ibcore.sweep import trial_seed
-        names = set(getattr(getattr(table_d, 'dtype', None), 'names', None) or ())
+        names = set(table_d.columns if hasattr(table_d, 'columns') else getattr(getattr(table_d, 'dtype', None), 'names', None) or ())
         assert {'d', 'n', 'trial', 'gap', 'c_used', 'success'} <= names, f'q5: table_d must be the table that sweep(R.gap_trial, ...) returns; it is {table_d!r:.60}'
         ds = np.unique(table_d['d'])
         counts = np.array([np.sum(table_d['d'] == v) for v in ds])
         assert np.unique(table_d['n']).size == 1, "q5: keep n fixed in table_d (fixed={'n': 20, ...})"
-        n = int(table_d['n'][0])
+        n = int(np.asarray(table_d['n'])[0])
         assert ds.size >= 3 and ds[-1] >= 100 * ds[0] and (counts.min() >= 6) and (ds[0] >= 20 * n), 'q5: table_d needs at least 3 dimensions spanning a factor 100 (10^3 to 10^5), d >= 20 n, and at least 6 trials per dimension'
-        params = [name for name in table_d.dtype.names if name in ('d', 'n', 'tol', 'method')]
-        for row in (table_d[0], table_d[-1]):
-            point = {name: row[name].item() for name in params}
+        params = [name for name in names if name in ('d', 'n', 'tol', 'method')]
+        for i in (0, -1):
+            row = {name: np.asarray(table_d[name]).tolist()[i] for name in names}
+            point = {name: row[name] for name in params}
             rerun = R.gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
             assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], "q5: table_d is not the sweep that the question asks for: sweep R.gap_trial with fixed={'n': 20, **options}, seed=seed, and nothing else"
         assert table_d['success'].all(), 'q5: some runs of table_d did not converge; use tol=1e-9 as asked'
