@@ -37,6 +37,7 @@ def test_q8_slope_within_the_theory_band(ds, norms, slope, trials, n):
         ds_, norms_ = (ds.astype(float), norms.astype(float))
         assert ds_.ndim == 1 and len(ds_) >= 5 and np.all(np.diff(ds_) > 0) and (ds_[-1] >= 32 * ds_[0]) and (ds_[0] >= 5 * n), 'q8: ds must be increasing dimensions from 200 to 12800 (at least 5 of them, d >= 5 n)'
         assert norms_.shape == ds_.shape and np.all(norms_ > 0), 'q8: norms must hold one positive value per d'
+        assert np.abs(norms_ ** 2 * (ds_ - n - 1) - 1).max() > 1e-06, 'q8: norms must be measured by simulation, not taken from the formula'
         x = np.log(ds_)
         assert isinstance(slope, (float, np.floating)) and abs(slope - np.polyfit(x, np.log(norms_), 1)[0]) < 1e-08, f'q8: slope = {slope!r:.12} is not the least-squares slope of log(norms) against log(ds)'
         predicted = np.polyfit(x, -0.5 * np.log(ds_ - n - 1), 1)[0]
