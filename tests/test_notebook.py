@@ -1,0 +1,24 @@
+"""ibcore.notebook: the chapters' shared set-up, tables and glued texts."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ibcore.notebook import show, with_intervals
+from ibcore.summary import interval_text, summarise
+
+
+def test_table_renders_rounded_without_index_and_with_a_stable_id():
+    frame = pd.DataFrame({"d": [400, 1600], "gap": [0.123456, 0.0654321]})
+    html = show(frame, digits=2, caption="Gap by d")._repr_html_()
+    assert "0.12" in html and "0.123" not in html and "Gap by d" in html
+    assert "row_heading" not in html, "the index is hidden"
+    assert html == show(frame, digits=2, caption="Gap by d")._repr_html_(), "same page twice"
+    assert repr(show(frame, digits=2)).splitlines()[1].split() == ["400", "0.12"]
+
+
+def test_intervals_read_as_the_book_quotes_them():
+    assert interval_text(0.5213, 0.47, 0.5712, count=40) == "0.52 [0.47, 0.57], 40 draws"
+    table = pd.DataFrame({"b0": [1.0] * 4 + [0.1] * 4, "gap": [0.5, 0.6, 0.4, 0.55, 0.1, 0.2, 0.15, 0.12]})
+    merged = with_intervals(summarise(table, "b0", "gap"), digits=2)
+    assert list(merged.columns) == ["b0", "median [95% CI]", "count"]
+    assert merged["median [95% CI]"][1].startswith("0.53 [")
