@@ -66,11 +66,31 @@ def show(frame, *, digits: int = 3, caption: str | None = None) -> Table:
     return Table(frame, digits=digits, caption=caption)
 
 
-def glue_text(name: str, text: str) -> None:
-    """Glue a text for the prose: ``{glue:md}`name``` renders it inline (no quotes)."""
-    from IPython.display import Markdown
+class GluedText:
+    """A text to glue: the same string as Markdown and as plain text (no quotes, no repr).
 
-    glue(name, Markdown(text), display=False)
+    The plain text is what ``{glue:text}`` pastes, also from another page
+    (``{glue:text}`chapter.md::name```, the overviews); the Markdown is what ``{glue:md}``
+    renders, maths included.
+    """
+
+    def __init__(self, text: str):
+        self.text = str(text)
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def glue_text(name: str, text: str) -> None:
+    """Glue a text for the prose: ``{glue:md}`name``` renders it inline (no quotes).
+
+    Another page pastes it with ``{glue:text}`path/to/chapter.md::name``` (Sphinx resolves
+    such cross-page references after every chapter has executed).
+    """
+    glue(name, GluedText(text), display=False)
 
 
 use_house_style()

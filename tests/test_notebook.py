@@ -22,3 +22,12 @@ def test_intervals_read_as_the_book_quotes_them():
     merged = with_intervals(summarise(table, "b0", "gap"), digits=2)
     assert list(merged.columns) == ["b0", "median [95% CI]", "count"]
     assert merged["median [95% CI]"][1].startswith("0.53 [")
+
+
+def test_glued_text_is_the_same_string_as_markdown_and_plain_text():
+    from IPython.core.formatters import format_display_data
+
+    from ibcore.notebook import GluedText
+
+    data, _ = format_display_data(GluedText("A(1) = 0.52 [0.47, 0.57], 40 draws"))
+    assert data["text/markdown"] == data["text/plain"] == "A(1) = 0.52 [0.47, 0.57], 40 draws"
