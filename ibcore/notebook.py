@@ -23,7 +23,7 @@ from .summary import fit_slope, interval_text, summarise, with_intervals
 from .sweep import sweep
 from .widgets import explorer
 
-__all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "with_intervals",
+__all__ = ["glue", "glue_text", "glue_figure", "show", "Table", "sweep", "summarise", "with_intervals",
            "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
            "legend_outside", "fit_loglog_slope", "slope_triangle"]
 
@@ -91,6 +91,68 @@ def glue_text(name: str, text: str) -> None:
     such cross-page references after every chapter has executed).
     """
     glue(name, GluedText(text), display=False)
+
+
+
+
+def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
+    """``fig`` as an HTML ``<figure>``: a PNG (inline, ``dpi``), its alt text and its caption.
+
+    The image keeps its aspect ratio at any width (``max-width: 100%; height: auto``). The
+    figure is closed. Under ``$IBCORE_FIGURE_REPORT`` it is checked for legends over data,
+    as every figure of the book is (:func:`ibcore.plotting.report_figure`).
+    """
+    import base64
+    import io
+    import os
+    from html import escape
+
+    import matplotlib.pyplot as plt
+
+    if not alt or not alt.strip():
+        raise ValueError("alt must describe the figure for readers who cannot see it, got an empty text")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    if os.environ.get("IBCORE_FIGURE_REPORT"):
+        from .plotting import report_figure
+
+        report_figure(fig, drawn=True)
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    width = round(fig.get_figwidth() * 100)  # CSS pixels at the book's 100 dpi
+    img = (f'<img src="data:image/png;base64,{data}" alt="{escape(alt)}" width="{width}" '
+           f'style="max-width: 100%; height: auto">')
+    text = f"<figcaption><p>{escape(caption)}</p></figcaption>" if caption else ""
+    return f'<figure class="ib-glued-figure">{img}{text}</figure>'
+
+
+class GluedFigure:
+    """An HTML figure to glue: ``_repr_html_`` is the figure, the plain text its caption."""
+
+    def __init__(self, html: str, caption: str = ""):
+        self.html, self.caption = html, caption
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.caption or "figure"
+
+
+def glue_figure(name: str, fig, *, alt: str, caption: str = "", dpi: int = 200) -> None:
+    """Glue ``fig`` for another page: an image with its alt text and caption, as HTML.
+
+    myst-nb pastes an image glued from another document without its alt text; glued as HTML
+    (:func:`figure_html`) it keeps both. A page shows it with::
+
+        ```{glue} name
+        :doc: chapter.md
+        ```
+
+    The figure is closed, not shown in the chapter that draws it.
+    """
+    glue(name, GluedFigure(figure_html(fig, alt=alt, caption=caption, dpi=dpi), caption),
+         display=False)
 
 
 use_house_style()

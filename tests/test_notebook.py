@@ -31,3 +31,24 @@ def test_glued_text_is_the_same_string_as_markdown_and_plain_text():
 
     data, _ = format_display_data(GluedText("A(1) = 0.52 [0.47, 0.57], 40 draws"))
     assert data["text/markdown"] == data["text/plain"] == "A(1) = 0.52 [0.47, 0.57], 40 draws"
+
+
+def test_a_glued_figure_keeps_its_alt_text_and_caption():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pytest
+
+    from ibcore.notebook import figure_html
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    ax.plot([0, 1], [0, 1])
+    html = figure_html(fig, alt='a line "rising"', caption="Slope 1 [0.9, 1.1], 40 draws", dpi=50)
+    assert html.startswith('<figure class="ib-glued-figure"><img src="data:image/png;base64,')
+    assert 'alt="a line &quot;rising&quot;"' in html and 'width="640"' in html
+    assert "height: auto" in html, "the image keeps its aspect ratio when the column is narrower"
+    assert "<figcaption><p>Slope 1 [0.9, 1.1], 40 draws</p></figcaption>" in html
+    assert not plt.get_fignums(), "the figure is closed, not shown where it is drawn"
+    with pytest.raises(ValueError, match="alt"):
+        figure_html(plt.figure(), alt=" ")
