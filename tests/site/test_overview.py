@@ -149,6 +149,20 @@ def test_results_at_a_glance_quote_the_chapters(site, overview):
     assert not stale, "figures not printed by their chapter (update the table):\n" + "\n".join(stale)
 
 
+def test_a_part_one_row_with_a_typed_bare_or_foreign_figure_is_caught():
+    """The check of glued rows, without a built site."""
+    glued = {"A1": "b₀ = 1, 150 runs: median 0.47 [0.45, 0.49]", "bare": "0.47",
+             "example": "n = 20, one run: certified from step 925"}
+    row = "median {glue:text}`03_gap.md::A1` at $b_0 = 1$; {glue:text}`03_gap.md::example`"
+    assert misglued("03_gap", *glued_references(row), glued) == []
+    assert misglued("03_gap", *glued_references("median `0.47`"), glued) == [
+        "pastes no glued figure", "types figures outside glued texts and maths: 'median `0.47`'"]
+    assert misglued("03_gap", *glued_references("{glue:text}`03_gap.md::bare`"), glued) == [
+        "'bare' = '0.47' does not open with its setting", "'bare' = '0.47' carries no interval"]
+    assert misglued("04_two_neurons", *glued_references("{glue:text}`03_gap.md::A1`"), glued) == [
+        "'A1' is glued by 03_gap, not by the row's chapter 04_two_neurons"]
+
+
 def test_a_figure_quoted_under_the_wrong_setting_is_caught():
     """The check itself, without a built site: the mix-up that once sat in Part II's table."""
     printed = ("(p, p*) = (4, 2), γ/p = 0.02: plateau norm from the ODE 0.6847, root 0.6847\n"
@@ -162,16 +176,3 @@ def test_a_figure_quoted_under_the_wrong_setting_is_caught():
     assert misquoted(quoted_figures("SGD `0.7430`, missing `0.1234`"), printed) == [
         "'0.1234' is not printed"]
 
-
-def test_a_part_one_row_with_a_typed_bare_or_foreign_figure_is_caught():
-    """The check of glued rows, without a built site."""
-    glued = {"A1": "b₀ = 1, 150 runs: median 0.47 [0.45, 0.49]", "bare": "0.47",
-             "example": "n = 20, one run: certified from step 925"}
-    row = "median {glue:text}`03_gap.md::A1` at $b_0 = 1$; {glue:text}`03_gap.md::example`"
-    assert misglued("03_gap", *glued_references(row), glued) == []
-    assert misglued("03_gap", *glued_references("median `0.47`"), glued) == [
-        "pastes no glued figure", "types figures outside glued texts and maths: 'median `0.47`'"]
-    assert misglued("03_gap", *glued_references("{glue:text}`03_gap.md::bare`"), glued) == [
-        "'bare' = '0.47' does not open with its setting", "'bare' = '0.47' carries no interval"]
-    assert misglued("04_two_neurons", *glued_references("{glue:text}`03_gap.md::A1`"), glued) == [
-        "'A1' is glued by 03_gap, not by the row's chapter 04_two_neurons"]
