@@ -26,7 +26,8 @@ from .widgets import explorer
 __all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "summarise_columns",
            "with_intervals",
            "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
-           "legend_outside", "fit_loglog_slope", "slope_triangle", "glue_figure"]
+           "legend_outside", "fit_loglog_slope", "slope_triangle"]
+__all__ += ["glue_figure"]  # a chapter's figure for another page (the overviews)
 
 try:  # the book build puts glued numbers into the text, captions and alt texts
     from myst_nb import glue
@@ -92,8 +93,6 @@ def glue_text(name: str, text: str) -> None:
     such cross-page references after every chapter has executed).
     """
     glue(name, GluedText(text), display=False)
-
-
 
 
 def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
