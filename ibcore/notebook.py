@@ -9,21 +9,22 @@ A chapter's first (hidden) cell is::
 
 Importing this module applies the house plot style
 (:func:`ibcore.plotting.use_house_style`) and brings the names that chapters use
-around the solvers: the sweep runner and its summaries, the explorer, the plot
-helpers, the progress bar, :func:`glue` and :func:`glue_text` (computed numbers in the
-prose), and :func:`show` (a table rounded and styled the same way in every chapter).
+around the solvers: the sweep runner and its summaries (:func:`fit_slope` for a scaling
+exponent with its interval), the explorer, the plot helpers, the progress bar,
+:func:`glue` and :func:`glue_text` (computed numbers in the prose), and :func:`show`
+(a table rounded and styled the same way in every chapter).
 """
 from __future__ import annotations
 
 from .plotting import COLORS, PALETTE, fit_loglog_slope, legend_outside, slope_triangle
 from .plotting import use_house_style
 from .progress import progress
-from .summary import interval_text, summarise, with_intervals
+from .summary import fit_slope, interval_text, summarise, with_intervals
 from .sweep import sweep
 from .widgets import explorer
 
 __all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "with_intervals",
-           "interval_text", "explorer", "progress", "PALETTE", "COLORS",
+           "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
            "legend_outside", "fit_loglog_slope", "slope_triangle"]
 
 try:  # the book build puts glued numbers into the text, captions and alt texts

@@ -8,14 +8,20 @@ binomial interval for a rate (how often something happened in ``count`` trials):
     table = sweep(gap_trial, {"d": [400, 1600]}, trials=40, fixed={"n": 20})
     summarise(table, "d", "gap_scaled")              # median, median_lo, median_hi, count
     summarise(table, "d", "success", stat="rate")    # rate, rate_lo, rate_hi, count
+
+A scaling exponent gets its interval the same way, from the individual trials rather than
+from the group medians (:func:`fit_slope`)::
+
+    fit_slope(table["d"], table["gap"], log=True)    # slope, lo, hi, count
 """
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["summarise", "interval_text", "with_intervals"]
+__all__ = ["summarise", "interval_text", "with_intervals", "fit_slope", "SlopeFit"]
 
 
 # statistics that get an interval: bootstrap for location and spread, binomial for a rate
@@ -194,3 +200,76 @@ def with_intervals(summary, *, digits: int = 2):
         out[name] = text
         out = out.rename(columns={name: f"{name} [{level}]"})
     return out
+
+
+class SlopeFit(NamedTuple):
+    """A least-squares slope with its confidence interval (:func:`fit_slope`)."""
+
+    slope: float
+    lo: float
+    hi: float
+    count: int
+
+
+def _ls_slope(x, y, axis=-1):
+    """Least-squares slope of y on x along ``axis`` (vectorised for the bootstrap)."""
+    dx = x - x.mean(axis=axis, keepdims=True)
+    dy = y - y.mean(axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (dx * dy).sum(axis=axis) / (dx * dx).sum(axis=axis)
+
+
+def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> SlopeFit:
+    """Least-squares slope of ``y`` against ``x`` over individual trials, with its interval.
+
+    The interval is a BCa bootstrap over the (x, y) pairs (9999 resamples,
+    seeded), so a scaling exponent fitted over a sweep carries the scatter of its
+    trials, not only that of the group medians. With ``log=True`` the fit is of
+    :math:`\\log y` against :math:`\\log x`, i.e. the exponent of :math:`y \\propto x^{slope}`.
+
+    Parameters
+    ----------
+    x, y : array_like
+        One value per trial (e.g. two columns of a sweep table), finite and, with
+        ``log=True``, positive; ``x`` must take at least two distinct values.
+    log : bool
+        Fit in log-log coordinates.
+    ci : float
+        Confidence level of the interval, in (0, 1).
+    seed : int
+        Seed of the bootstrap resampling.
+
+    Returns
+    -------
+    SlopeFit
+        ``slope``, ``lo``, ``hi`` (the interval) and ``count`` (number of pairs);
+        unpacks in this order, and ``interval_text(*fit[:3], count=fit.count)``
+        prints it the way the book quotes numbers.
+    """
+    from scipy import stats as st
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must be 1-d of equal length >= 3, got shapes {x.shape} and {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("x and y must be finite (drop the trials that did not finish first)")
+    if log:
+        if np.any(x <= 0) or np.any(y <= 0):
+            raise ValueError("x and y must be positive for a log-log slope")
+        x, y = np.log(x), np.log(y)
+    if np.unique(x).size < 2:
+        raise ValueError("x must take at least two distinct values to fit a slope")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must lie in (0, 1), got {ci!r}")
+    slope = float(_ls_slope(x, y))
+    low = high = float("nan")
+    for method in ("BCa", "percentile"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = st.bootstrap((x, y), _ls_slope, paired=True, vectorized=True, method=method,
+                               confidence_level=ci, n_resamples=9999, rng=np.random.default_rng(seed))
+        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        if np.isfinite(low) and np.isfinite(high):
+            break
+    return SlopeFit(slope, low, high, int(x.size))

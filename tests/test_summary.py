@@ -86,3 +86,39 @@ def test_bad_arguments_are_named(kwargs, match):
         summarise(table, **{"by": "d", "column": "v", **kwargs})
     with pytest.raises(ValueError, match="DataFrame"):
         summarise(np.zeros(2), "d", "v")
+
+
+def test_fit_slope_covers_a_known_exponent_about_95_percent_of_the_time():
+    # 150 synthetic sweeps of y = x^-1/2 with lognormal scatter (sd 0.5 in log y), 4 sizes
+    # x 10 trials; the coverage of a 95% interval is binomial(150, 0.95): 142.5 +- 2.7 (sd).
+    # A paired bootstrap of 40 pairs runs a little short: accept 0.87..0.995.
+    from ibcore.summary import fit_slope
+
+    rng = np.random.default_rng(3)
+    x = np.repeat([100.0, 200.0, 400.0, 800.0], 10)
+    fits = [fit_slope(x, x**-0.5 * np.exp(0.5 * rng.standard_normal(x.size)), log=True)
+            for _ in range(150)]
+    covered = np.mean([f.lo <= -0.5 <= f.hi for f in fits])
+    assert 0.87 <= covered <= 0.995, covered
+    assert all(f.lo <= f.slope <= f.hi and f.count == 40 for f in fits)
+    # the same data twice: the same interval (seeded resampling)
+    y = x**-0.5 * np.exp(0.5 * rng.standard_normal(x.size))
+    assert fit_slope(x, y, log=True) == fit_slope(x, y, log=True)
+    # a linear fit of exact data: the slope itself, with a zero-width interval
+    xs = np.tile([1.0, 2.0, 3.0, 4.0], 3)
+    exact = fit_slope(xs, 2 * xs - 1)
+    assert exact.slope == pytest.approx(2.0) and exact.hi - exact.lo < 1e-9
+
+
+@pytest.mark.parametrize("x, y, kwargs, match", [
+    ([1.0, 2.0], [1.0, 2.0], {}, "length >= 3"),
+    ([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], {}, "finite"),
+    ([1.0, 2.0, 3.0], [1.0, -1.0, 2.0], {"log": True}, "positive"),
+    ([2.0, 2.0, 2.0], [1.0, 2.0, 3.0], {}, "two distinct"),
+    ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], {"ci": 1.5}, "ci must"),
+])
+def test_fit_slope_names_bad_arguments(x, y, kwargs, match):
+    from ibcore.summary import fit_slope
+
+    with pytest.raises(ValueError, match=match):
+        fit_slope(x, y, **kwargs)
