@@ -19,11 +19,12 @@ from __future__ import annotations
 from .plotting import COLORS, PALETTE, fit_loglog_slope, legend_outside, slope_triangle
 from .plotting import use_house_style
 from .progress import progress
-from .summary import fit_slope, interval_text, summarise, with_intervals
+from .summary import fit_slope, interval_text, summarise, summarise_columns, with_intervals
 from .sweep import sweep
 from .widgets import explorer
 
-__all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "with_intervals",
+__all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "summarise_columns",
+           "with_intervals",
            "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
            "legend_outside", "fit_loglog_slope", "slope_triangle"]
 

@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["summarise", "interval_text", "with_intervals", "fit_slope", "SlopeFit"]
+__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope",
+           "SlopeFit"]
 
 
 # statistics that get an interval: bootstrap for location and spread, binomial for a rate
@@ -162,6 +163,36 @@ def summarise(table, by, column, stat="median", *, ci: float | None = 0.95, seed
     result = pd.DataFrame(rows)
     result.attrs["ci"] = ci  # the level, for with_intervals
     return result
+
+
+def summarise_columns(table, by, columns, stat="median", *, ci: float | None = 0.95, seed: int = 0):
+    """One statistic of several columns, side by side: :func:`summarise` once per column.
+
+    Returns one row per group with, for each name in ``columns``, the columns ``<name>``
+    (the statistic), ``<name>_lo`` and ``<name>_hi`` (its interval), then ``count``; so
+    :func:`with_intervals` turns it into a table of ``<name> [95% CI]`` texts. ``stat`` is
+    one statistic (a name, a quantile or a callable, as for :func:`summarise`).
+
+    Examples
+    --------
+    >>> summarise_columns(table, "N", ["gap", "gap_gradient_flow"])  # doctest: +SKIP
+    """
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    if not columns or isinstance(stat, tuple):
+        raise ValueError(f"columns must name at least one column and stat must be a single "
+                         f"statistic, got columns={columns!r}, stat={stat!r}")
+    out = None
+    for column in columns:
+        one = summarise(table, by, column, stat=stat, ci=ci, seed=seed)
+        name = _stat_name(stat)
+        one = one.rename(columns={name: column, f"{name}_lo": f"{column}_lo",
+                                  f"{name}_hi": f"{column}_hi"})
+        count = one.pop("count")
+        out = one if out is None else out.join(one.drop(columns=[c for c in one.columns
+                                                                 if c in out.columns]))
+    out["count"] = count
+    out.attrs["ci"] = ci
+    return out
 
 
 def interval_text(value, low, high, *, digits: int = 2, count: int | None = None,

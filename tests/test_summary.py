@@ -122,3 +122,18 @@ def test_fit_slope_names_bad_arguments(x, y, kwargs, match):
 
     with pytest.raises(ValueError, match=match):
         fit_slope(x, y, **kwargs)
+
+
+def test_summarise_columns_puts_each_column_with_its_interval_side_by_side(table):
+    from ibcore.notebook import with_intervals
+    from ibcore.summary import summarise_columns
+
+    table = table.assign(w=table["v"] * 10)
+    both = summarise_columns(table, "d", ["v", "w"])
+    assert list(both.columns) == ["d", "v", "v_lo", "v_hi", "w", "w_lo", "w_hi", "count"]
+    one = summarise(table, "d", "w")
+    assert list(both["w"]) == list(one["median"]) and list(both["w_hi"]) == list(one["median_hi"])
+    assert list(both["count"]) == [2, 3]
+    assert list(with_intervals(both).columns) == ["d", "v [95% CI]", "w [95% CI]", "count"]
+    with pytest.raises(ValueError, match="single"):
+        summarise_columns(table, "d", ["v"], stat=("median", "mean"))
