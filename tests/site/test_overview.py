@@ -166,13 +166,19 @@ def test_a_part_one_row_with_a_typed_bare_or_foreign_figure_is_caught():
 def test_a_figure_quoted_under_the_wrong_setting_is_caught():
     """The check itself, without a built site: the mix-up that once sat in Part II's table."""
     printed = ("(p, p*) = (4, 2), γ/p = 0.02: plateau norm from the ODE 0.6847, root 0.6847\n"
-               "(p, p*) = (4, 4), γ/p = 0.1: mean Tr Q/p: SGD 0.7430; root 0.7270\n")
-    right = "`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`; `(p, p*) = (4, 4), γ/p = 0.1:` SGD `0.7430`"
-    wrong = "`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`, SGD `0.7430`"
+               "(p, p*) = (4, 4), γ/p = 0.1: median over 24 runs of the mean Tr Q/p: "
+               "SGD 0.7353 [0.7282, 0.7407]; root 0.7270\n")
+    right = ("`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`; `(p, p*) = (4, 4), γ/p = 0.1:` "
+             "SGD `0.7353 [0.7282, 0.7407]`")
+    wrong = "`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`, SGD `0.7353 [0.7282, 0.7407]`"
     assert misquoted(quoted_figures(right), printed) == []
     assert misquoted(quoted_figures(wrong), printed) == [
-        "'0.7430' is not printed on a line with its setting '(p, p*) = (4, 2), γ/p = 0.02:'"]
+        "'0.7353 [0.7282, 0.7407]' is not printed on a line with its setting "
+        "'(p, p*) = (4, 2), γ/p = 0.02:'"]
+    # a figure quoted with an interval other than the printed one is caught too
+    assert misquoted(quoted_figures("`(p, p*) = (4, 4), γ/p = 0.1:` SGD `0.7353 [0.72, 0.74]`"),
+                     printed) != []
     # without a setting only the number is checked, as before
-    assert misquoted(quoted_figures("SGD `0.7430`, missing `0.1234`"), printed) == [
+    assert misquoted(quoted_figures("SGD `0.7270`, missing `0.1234`"), printed) == [
         "'0.1234' is not printed"]
 
