@@ -9,9 +9,9 @@ A chapter's first (hidden) cell is::
 
 Importing this module applies the house plot style
 (:func:`ibcore.plotting.use_house_style`) and brings the names that chapters use
-around the solvers: the sweep runner and its summaries (:func:`fit_slope` for a scaling
+around the solvers: the sweep runner and its summaries (:func:`~ibcore.summary.fit_slope` for a scaling
 exponent with its interval), the explorer, the plot helpers, the progress bar,
-:func:`glue` and :func:`glue_text` (computed numbers in the prose), and :func:`show`
+``glue`` and ``glue_text`` (computed numbers in the prose), and ``show``
 (a table rounded and styled the same way in every chapter).
 """
 from __future__ import annotations

@@ -90,7 +90,7 @@ def summarise(table, by, column, stat="median", *, ci: float | None = 0.95, seed
     Parameters
     ----------
     table : pandas.DataFrame
-        A table returned by :func:`sweep` (or any DataFrame).
+        A table returned by :func:`~ibcore.sweep.sweep` (or any DataFrame).
     by : str or sequence of str
         The columns that define the groups; ``()`` makes one group of all rows.
     column : str or array_like

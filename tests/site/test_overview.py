@@ -30,7 +30,7 @@ OVERVIEWS = [nbtools.ROOT / "book" / part / "overview.md" for part in ("relu", "
 SETTINGS_REQUIRED = {"quadratic"}
 #: Overviews whose rows paste glued texts instead of quoting figures.
 GLUED = {"relu"}
-GLUE_REF = re.compile(r"\{glue:\w+\}`(?P<doc>[^`:]+)\.md::(?P<key>[^`:]+)`")
+GLUE_REF = re.compile(r"\{glue:\w+\}`(?P<doc>[^`:]+)\.md::(?P<key>[^`:]+)(?::\w+)?`")
 GLUED_SETTING = re.compile(r"^[^:]*=[^:]*: \S")
 INTERVAL = re.compile(r"-?\d[\d.,]*\s\[-?\d[\d.,]*, -?\d[\d.,]*\]")
 
