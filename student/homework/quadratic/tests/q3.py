@@ -12,7 +12,7 @@ def test_q3_gap_shrinks_like_one_over_root_N(table_sgd, slope_sgd, seed):
         import numpy as np
         import ibcore.quadratic as q
         from ibcore.sweep import trial_seed
-        names = set(table_sgd.columns if hasattr(table_sgd, 'columns') else getattr(getattr(table_sgd, 'dtype', None), 'names', None) or ())
+        names = set(getattr(table_sgd, 'columns', ()))
         assert {'N', 'p', 'p_star', 'lr', 't_max', 'informative', 'trial', 'gap', 'gap_gradient_flow'} <= names, f'q3: table_sgd must be the table that sweep(q.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
         sizes = np.unique(table_sgd['N'])
         counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])

@@ -12,7 +12,7 @@ def test_q6_escape_slope_is_p_star_over_8(table_esc, slopes_esc, seed):
         import numpy as np
         import ibcore.quadratic as q
         from ibcore.sweep import trial_seed
-        names = set(table_esc.columns if hasattr(table_esc, 'columns') else getattr(getattr(table_esc, 'dtype', None), 'names', None) or ())
+        names = set(getattr(table_esc, 'columns', ()))
         assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names, f'q6: table_esc must be the table that sweep(q.ode_escape_time_trial, ...) returns; it is {table_esc!r:.60}'
         assert isinstance(slopes_esc, dict) and sorted(slopes_esc) == sorted(np.unique(table_esc['p']).tolist()), 'q6: slopes_esc must be a dict with one slope per student width p of table_esc'
         assert np.unique(table_esc['p_star']).size == 1 and np.all(np.isfinite(table_esc['t_esc'])), 'q6: one teacher width, and every run must escape (t_esc finite)'

@@ -12,7 +12,7 @@ def test_q5_gap_falls_like_one_over_root_d(table_d, slope_d, seed):
         import numpy as np
         import ibcore.relu as R
         from ibcore.sweep import trial_seed
-        names = set(table_d.columns if hasattr(table_d, 'columns') else getattr(getattr(table_d, 'dtype', None), 'names', None) or ())
+        names = set(getattr(table_d, 'columns', ()))
         assert {'d', 'n', 'trial', 'gap', 'c_used', 'success'} <= names, f'q5: table_d must be the table that sweep(R.gap_trial, ...) returns; it is {table_d!r:.60}'
         ds = np.unique(table_d['d'])
         counts = np.array([np.sum(table_d['d'] == v) for v in ds])
