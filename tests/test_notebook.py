@@ -55,7 +55,7 @@ def test_a_glued_figure_keeps_its_alt_text_and_caption():
         figure_html(plt.figure(), alt=" ")
 
 
-def test_glued_figure_is_reported_when_the_figure_report_is_on(monkeypatch):
+def test_glued_figure_is_reported_when_the_figure_report_is_on(monkeypatch, tmp_path):
     """The build's figure report (IBCORE_FIGURE_REPORT) also sees figures glued for another page."""
     import matplotlib
 
@@ -64,8 +64,10 @@ def test_glued_figure_is_reported_when_the_figure_report_is_on(monkeypatch):
 
     from ibcore.notebook import figure_html
 
-    monkeypatch.setenv("IBCORE_FIGURE_REPORT", "1")
+    report = tmp_path / "figures.jsonl"
+    monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1], label="a line")
     html = figure_html(fig, alt="a line", caption="A line.")
     assert 'alt="a line"' in html and "A line." in html
+    assert report.read_text().strip(), "the figure was reported"
