@@ -186,7 +186,7 @@ class _Frames:
         fig = self.figure(indices)
         data = _png(fig, SCALE * self.dpi)
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
-            from ibcore.plotting import report_figure
+            from ibcore._figure_report import report_figure
 
             report_figure(fig, drawn=True)  # laid out by the render: no second layout pass
         return data
