@@ -220,12 +220,14 @@ def explorer_moves(md: Path, root: Path = ROOT, python: str | None = None):
         kernel.close()
 
 
-def measure(md: Path, root: Path = ROOT, python: str | None = None) -> list[Moves]:
-    """Every one-notch move of every explorer of a chapter, timed."""
+def measure(md: Path, root: Path = ROOT, python: str | None = None, pause: float = 0.0) -> list[Moves]:
+    """Every one-notch move of every explorer of a chapter, timed; ``pause`` seconds before
+    each move (a reader looking at the frame: the kernel may draw ahead meanwhile)."""
     results = []
     for kernel, number, seconds, sliders, walk in explorer_moves(md, root, python):
         m = Moves(str(md.relative_to(root)), number, seconds)
         for k, index, first in walk:
+            time.sleep(pause)
             wall, cpu, nbytes = kernel.move(sliders[k]["id"], index)
             if nbytes == 0:
                 raise AssertionError(f"{md.name}: explorer {number} sent no picture after a move")
@@ -320,9 +322,13 @@ def main(argv=None):
     parser.add_argument("--python", help="the kernels' interpreter (default: this one)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per chapter and root (medians over runs)")
     parser.add_argument("--only", default="", help="comma-separated substrings of chapter paths")
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds between a move's answer and the next move (a reader's look)")
+    parser.add_argument("--json", type=Path, help="also write every move's figures to this file")
     args = parser.parse_args(argv)
     roots = [r.resolve() for r in (args.root or [ROOT])]
-    python = str(Path(args.python).resolve()) if args.python and os.sep in args.python else args.python
+    # absolute, not resolved: a venv's python is a symlink to the base interpreter
+    python = str(Path(args.python).absolute()) if args.python and os.sep in args.python else args.python
     names = [str(md.relative_to(roots[0])) for md in chapters(roots[0])]
     if args.only:
         names = [n for n in names if any(s in n for s in args.only.split(","))]
@@ -332,23 +338,33 @@ def main(argv=None):
         for _ in range(args.repeat):
             for root in roots:
                 load.append(os.getloadavg()[0])
-                for m in measure(root / name, root, python):
+                for m in measure(root / name, root, python, args.pause):
                     runs.setdefault((root, name, m.explorer), []).append(m)
                     print(f"  {root.name}: {name} #{m.explorer}: median {1e3 * statistics.median(m.wall):.0f} ms, "
                           f"max {1e3 * max(m.wall):.0f} ms", file=sys.stderr, flush=True)
-    med = lambda xs: statistics.median(xs)  # noqa: E731
+    med = statistics.median
+
+    def p95(xs):  # nearest rank
+        return sorted(xs)[max(0, -(-95 * len(xs) // 100) - 1)]
+
     for root in roots:
         print(f"\n{root} (kernel: {python or sys.executable}; {args.repeat} run(s) per chapter, "
+              f"{args.pause:g} s between moves, "
               f"load average {min(load):.1f}-{max(load):.1f} on {os.cpu_count()} cores)\n")
-        print("| chapter | explorer | moves | median ms | max ms | kernel CPU median ms | picture kB | cell s |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| chapter | explorer | moves | median ms | p95 ms | max ms | kernel CPU median ms "
+              "| kernel CPU p95 ms | picture kB | cell s |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for (r, name, number), ms in runs.items():
             if r != root:
                 continue
             print(f"| {_label(name)} | {number} | {len(ms[0].wall)} "
-                  f"| {1e3 * med([med(m.wall) for m in ms]):.0f} | {1e3 * med([max(m.wall) for m in ms]):.0f} "
-                  f"| {1e3 * med([med(m.cpu) for m in ms]):.0f} | {med([med(m.nbytes) for m in ms]) / 1024:.0f} "
-                  f"| {med([m.cell_seconds for m in ms]):.1f} |")
+                  f"| {1e3 * med([med(m.wall) for m in ms]):.0f} | {1e3 * med([p95(m.wall) for m in ms]):.0f} "
+                  f"| {1e3 * med([max(m.wall) for m in ms]):.0f} "
+                  f"| {1e3 * med([med(m.cpu) for m in ms]):.0f} | {1e3 * med([p95(m.cpu) for m in ms]):.0f} "
+                  f"| {med([med(m.nbytes) for m in ms]) / 1024:.0f} | {med([m.cell_seconds for m in ms]):.1f} |")
+    if args.json:
+        rows = [dict(root=str(r), chapter=name, **vars(m)) for (r, name, _), ms in runs.items() for m in ms]
+        args.json.write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
