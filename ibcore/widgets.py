@@ -28,7 +28,10 @@ builds the figure once and then hands it back, cleared, for every later frame:
 Called without ``fig`` it is an ordinary drawing function. Either way the explorer
 renders the figure itself with Agg, at twice its display resolution (as sharp as
 the book's static figures) and as a PNG of at most 256 colours (light enough for
-dozens of frames per page); in a live kernel a move takes one comm message. In
+dozens of frames per page); in a live kernel a move takes one comm message, and
+while the reader looks at a frame the kernel draws the frames one notch away, so
+that the next move usually finds its frame drawn (back-to-back moves wait for at
+most the one frame being drawn ahead). In
 static mode the last frame drawn into the reused figure is compared with a fresh
 ``draw`` of the same parameters, so a ``draw`` that leaks state from one frame into
 the next fails the build instead of showing a wrong picture.
@@ -212,6 +215,53 @@ class _Frames:
                 f'style="max-width:100%;height:auto">')
 
 
+class _Prefetch:
+    """Draws, while the kernel is idle, the frames one notch away from the one shown.
+
+    A reader looks at a frame before moving a slider again: the kernel's event loop is
+    free then, so the next frame is usually ready when the slider moves. One frame per
+    turn of the loop, so a move that arrives meanwhile waits for one frame at most; the
+    frames of an earlier position are dropped when the sliders move on. Outside a running
+    event loop (a script, a test) nothing is drawn ahead.
+    """
+
+    def __init__(self, frames: _Frames, drawn: dict):
+        self.frames, self.drawn, self.pending, self.scheduled = frames, drawn, [], False
+
+    def around(self, indices: tuple):
+        import asyncio
+
+        self.pending = [n for n in self._neighbours(indices) if n not in self.drawn]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.pending and not self.scheduled:
+            self.scheduled = True
+            loop.call_soon(self._step, loop)
+
+    def _neighbours(self, indices: tuple):
+        for k, c in enumerate(self.frames.controls):
+            for i in (indices[k] + 1, indices[k] - 1):
+                if 0 <= i < len(c.values):
+                    yield indices[:k] + (i,) + indices[k + 1:]
+
+    def _step(self, loop):
+        self.scheduled = False
+        while self.pending:
+            indices = self.pending.pop(0)
+            if indices in self.drawn:
+                continue
+            try:
+                self.drawn[indices] = self.frames.html(indices, self.frames.png(indices))
+            except Exception:  # noqa: BLE001 - the move to this frame draws it again and shows the error
+                pass
+            break
+        if self.pending:
+            self.scheduled = True
+            loop.call_soon(self._step, loop)
+
+
 def _style(controls: list[_Control]) -> tuple[str, str]:
     """Equal slider tracks: every readout of the explorer as wide as its widest.
 
@@ -292,12 +342,15 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         drawn = {default: frames.html(default, frames.png(default))}  # frames drawn so far
         picture = widgets.HTML(drawn[default])
         picture.add_class("ib-explorer-frame")
+        ahead = _Prefetch(frames, drawn)
+        ahead.around(default)
 
         def update(change=None):
             indices = tuple(s.index for s in sliders)
             if indices not in drawn:  # draw is deterministic: a frame seen before is reused
                 drawn[indices] = frames.html(indices, frames.png(indices))
             picture.value = drawn[indices]
+            ahead.around(indices)
 
         for s in sliders:
             s.observe(update, names="index")

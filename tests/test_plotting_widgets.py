@@ -160,6 +160,38 @@ def test_live_explorer_redraws_when_a_slider_moves():
     assert plt.get_fignums() == []
 
 
+def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
+    import asyncio
+
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _draw(a, b)
+
+    async def reader():
+        box = explorer(draw, {"a": [1, 2, 3], "b": [10, 20, 30]}, static=False)
+        a, b = [w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider)]
+        (frame,) = _frames(box)
+        assert calls == [(2, 20)], "nothing drawn ahead before the kernel is idle"
+        for _ in range(10):  # the event loop's turns while the reader looks at the frame
+            await asyncio.sleep(0)
+        assert sorted(calls[1:]) == [(1, 20), (2, 10), (2, 30), (3, 20)], "one notch away"
+        a.value = 3  # drawn ahead: shown at once, without drawing
+        assert len(calls) == 5 and "a = 3, b = 20" in _png_of(frame)[1]
+        b.value = 30  # a move before the look ends: drawn at once (nothing is ahead yet)
+        assert calls[-1] == (3, 30) and "a = 3, b = 30" in _png_of(frame)[1]
+        for _ in range(10):
+            await asyncio.sleep(0)
+        # (3, 10), one notch from the earlier position, is dropped; (2, 30) was drawn before
+        assert calls[6:] == [], calls[6:]
+        b.value = 10  # two notches: not drawn ahead
+        assert calls[-1] == (3, 10)
+
+    asyncio.run(reader())
+    assert plt.get_fignums() == []
+
+
 def test_readouts_are_human_labels_of_equal_width_sliders():
     box = explorer(_draw, {"a": ({"one": 1, "two": 2}, 2), "b": [0.5, 10_000]}, labels={"a": "first a"},
                    static=False)
