@@ -6,7 +6,9 @@ reader's browser moves it: a ``comm_msg`` that sets the slider model's ``index``
 kernel on the shell channel, the widget's observer redraws, and the move ends when the kernel
 reports idle after sending the new picture. The walk first brings each slider down to its
 first value, then visits every frame of the grid once (a reflected Gray code, so each move is
-one notch of one slider): every move draws a frame not yet drawn.
+one notch of one slider): every move draws a frame not yet drawn. Between moves the reader
+looks at the frame for ``READER_PAUSE`` (1 s; ``--pause``), as readers do: a live explorer
+draws the neighbouring frames meanwhile.
 
 Per move we record the wall time (client side, from the message to the idle status), the
 kernel's CPU time (user + system; a busy machine inflates it far less than wall time), and
@@ -36,6 +38,9 @@ from queue import Empty
 
 ROOT = Path(__file__).resolve().parents[1]
 _EXPLORER = re.compile(r"^explorer\(", re.M)
+#: Seconds between a move's answer and the next move: a reader looks at the frame (the
+#: kernel may draw ahead meanwhile). Back-to-back moves: ``--pause 0``.
+READER_PAUSE = 1.0
 
 
 def chapter_cells(md: Path) -> tuple[list[str], list[int]]:
@@ -220,7 +225,8 @@ def explorer_moves(md: Path, root: Path = ROOT, python: str | None = None):
         kernel.close()
 
 
-def measure(md: Path, root: Path = ROOT, python: str | None = None, pause: float = 0.0) -> list[Moves]:
+def measure(md: Path, root: Path = ROOT, python: str | None = None,
+            pause: float = READER_PAUSE) -> list[Moves]:
     """Every one-notch move of every explorer of a chapter, timed; ``pause`` seconds before
     each move (a reader looking at the frame: the kernel may draw ahead meanwhile)."""
     results = []
@@ -280,9 +286,10 @@ if pytest is not None:
             steps = iter(walk)
             cpu, nbytes = [], []
 
-            def setup():  # untimed: the walk's moves back to a frame shown before
+            def setup():  # untimed: the walk's moves back to a frame shown before, the reader's look
                 while True:
                     k, index, first = next(steps)
+                    time.sleep(READER_PAUSE)
                     if first:
                         return (sliders[k]["id"], index), {}
                     kernel.move(sliders[k]["id"], index)
@@ -322,7 +329,7 @@ def main(argv=None):
     parser.add_argument("--python", help="the kernels' interpreter (default: this one)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per chapter and root (medians over runs)")
     parser.add_argument("--only", default="", help="comma-separated substrings of chapter paths")
-    parser.add_argument("--pause", type=float, default=0.0,
+    parser.add_argument("--pause", type=float, default=READER_PAUSE,
                         help="seconds between a move's answer and the next move (a reader's look)")
     parser.add_argument("--json", type=Path, help="also write every move's figures to this file")
     args = parser.parse_args(argv)
