@@ -370,7 +370,7 @@ def main(argv=None):
                   f"| {1e3 * med([med(m.cpu) for m in ms]):.0f} | {1e3 * med([p95(m.cpu) for m in ms]):.0f} "
                   f"| {med([med(m.nbytes) for m in ms]) / 1024:.0f} | {med([m.cell_seconds for m in ms]):.1f} |")
     if args.json:
-        rows = [dict(root=str(r), chapter=name, **vars(m)) for (r, name, _), ms in runs.items() for m in ms]
+        rows = [dict(root=str(r), **vars(m)) for (r, _, _), ms in runs.items() for m in ms]
         args.json.write_text(json.dumps(rows, indent=1))
 
 
