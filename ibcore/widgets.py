@@ -6,27 +6,66 @@ one choice of parameters and a small grid of values per parameter::
     explorer(draw, {"n": [10, 20, 40], "lr": ([0.1, 0.5, 0.9], 0.5)},
              caption="Distance to the min-norm solution")
 
-* **Live** (Binder, Colab, local Jupyter): sliders drive ``draw`` through the
-  kernel, as with ``ipywidgets.interact``.
+* **Live** (Binder, Colab, local Jupyter): a slider move calls ``draw`` in the
+  kernel and shows the new picture.
 * **Static** (the website, when ``IBCORE_STATIC_WIDGETS=1`` is set, as the
   Makefile does for book builds): every frame of the grid is drawn once,
   stored as a PNG, and the sliders switch between frames in the browser with
   ``jslink``; no kernel is needed. Keep grids small (a few dozen frames).
 
-Accessibility and print: each static frame is an ``<img>`` whose alt text is the
-caption followed by the frame's parameter values; the sliders get their accessible
-names and value texts from the site's script (``_static/ib-a11y.js``, the widget
-manager gives them none); in print the default frame appears under its caption.
+Speed. A figure of the book costs far more to lay out and render than its
+numbers cost to compute, and most of that is text (tick labels, mathtext), which
+matplotlib caches per figure. So when ``draw`` has a ``fig`` parameter the explorer
+builds the figure once and then hands it back, cleared, for every later frame:
+``draw`` draws into it (``fig.subplots(...)``) instead of making a new one::
+
+    def draw(n=20, lr=0.5, fig=None):
+        fig = fig or plt.figure(figsize=(6.4, 3.8))
+        ax = fig.subplots()
+        ...
+        return fig
+
+Called without ``fig`` it is an ordinary drawing function. Either way the explorer
+renders the figure itself with Agg, at twice its display resolution (as sharp as
+the book's static figures) and as a PNG of at most 256 colours (light enough for
+dozens of frames per page); in a live kernel a move takes one comm message, and
+while the reader looks at a frame the kernel draws the frames one notch away, so
+that the next move usually finds its frame drawn (back-to-back moves wait for at
+most the one frame being drawn ahead). In
+static mode the last frame drawn into the reused figure is compared with a fresh
+``draw`` of the same parameters, so a ``draw`` that leaks state from one frame into
+the next fails the build instead of showing a wrong picture.
+
+Sliders and readouts. Each slider shows the value as its readout: give human
+labels for values that are not (``{"power law": "power_law"}`` maps a readout to a
+value); readouts have at most :data:`READOUT_CHARS` characters, which the widget
+libraries show whole. Within an explorer the labels and readouts take the same
+width, so the slider tracks have the same length, and the sliders fill the
+column (up to 40em): nothing is cut off at phone width.
+
+Accessibility and print: each frame is an ``<img>`` whose alt text is the caption
+followed by the frame's parameter values; the sliders get their accessible names
+and value texts from the site's script (``_static/ib-a11y.js``, the widget manager
+gives them none); in print the default frame appears under its caption.
 """
 from __future__ import annotations
 
 import base64
 import html
+import inspect
 import io
+import itertools
 import os
 import warnings
+from dataclasses import dataclass
 
-__all__ = ["explorer", "static_mode"]
+__all__ = ["explorer", "static_mode", "READOUT_CHARS"]
+
+#: Longest readout (in characters) that ipywidgets 7 and 8 show whole: their
+#: readouts are at most 148 px wide and cut longer text off.
+READOUT_CHARS = 18
+#: Frames are rendered at this multiple of their display resolution (retina).
+SCALE = 2
 
 
 def static_mode() -> bool:
@@ -34,61 +73,234 @@ def static_mode() -> bool:
     return os.environ.get("IBCORE_STATIC_WIDGETS", "").strip() not in ("", "0", "false", "False")
 
 
-def _parse_controls(controls: dict) -> list[tuple[str, list, object]]:
+@dataclass
+class _Control:
+    name: str
+    label: str          # the slider's description
+    readouts: list      # what the slider shows, one per value
+    values: list        # what draw receives
+    default: int        # index of the default value
+
+
+def _readout(v) -> str:
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _parse_controls(controls: dict, labels: dict) -> list[_Control]:
     if not isinstance(controls, dict) or not controls:
         raise ValueError(f"controls must be a non-empty dict of name -> values, got {controls!r}")
     parsed = []
     for name, spec in controls.items():
-        if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], (list, tuple)):
-            values, default = list(spec[0]), spec[1]
+        if isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[0], (list, tuple, dict)):
+            options, default = spec
         else:
-            values = list(spec)
-            default = values[len(values) // 2] if values else None
+            options, default = spec, None
+        if isinstance(options, dict):  # readout -> value
+            readouts, values = [str(k) for k in options], list(options.values())
+        else:
+            values = list(options)
+            readouts = [_readout(v) for v in values]
         if not values:
             raise ValueError(f"controls[{name!r}] must list at least one value, got {spec!r}")
+        if default is None:
+            default = values[len(values) // 2]
         if default not in values:
             raise ValueError(f"default of controls[{name!r}] must be one of {values}, got {default!r}")
-        parsed.append((name, values, default))
+        for text, v in zip(readouts, values):
+            if len(text) > READOUT_CHARS:
+                raise ValueError(f"controls[{name!r}]: readout {text!r} is longer than {READOUT_CHARS} "
+                                 "characters and would be cut off; give a shorter label "
+                                 "({'label': value, ...})")
+            if isinstance(v, str) and text == v and "_" in v:
+                raise ValueError(f"controls[{name!r}]: value {v!r} is an identifier; give it a human "
+                                 f"readout ({{'{v.replace('_', ' ')}': {v!r}, ...}})")
+        parsed.append(_Control(name, str(labels.get(name, name)), readouts, values, values.index(default)))
     return parsed
 
 
-def _value_text(v) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
+# ------------------------------------------------------------------ drawing and rendering
 
 
-def _figure_png(fig, dpi: int) -> bytes:
-    import matplotlib.pyplot as plt
+def _takes_figure(draw) -> bool:
+    try:
+        return "fig" in inspect.signature(draw).parameters
+    except (TypeError, ValueError):
+        return False
 
+
+def _png(fig, dpi: int) -> bytes:
+    """The figure as a PNG of at most 256 colours, rendered by Agg at ``dpi``."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image
+
+    if not isinstance(fig.canvas, FigureCanvasAgg) or fig.dpi != dpi:
+        fig.dpi = dpi
+        FigureCanvasAgg(fig)  # our own canvas: the same pixels whatever the kernel's backend
+    fig.canvas.draw()
+    rgb = np.ascontiguousarray(np.asarray(fig.canvas.buffer_rgba())[..., :3])  # the figures are opaque
+    no_dither = Image.Dither.NONE if hasattr(Image, "Dither") else Image.NONE  # Pillow < 9.1
+    image = Image.fromarray(rgb).quantize(256, method=Image.Quantize.FASTOCTREE, dither=no_dither)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-    if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
-        from ibcore._figure_report import report_figure
-
-        report_figure(fig, drawn=True)  # laid out by savefig: no second layout pass
-    plt.close(fig)
+    image.save(buf, format="png", compress_level=6)
     return buf.getvalue()
 
 
-def _slider(name, values, default, description=None):
+class _Frames:
+    """Draws and renders the frames of one explorer, reusing one figure when ``draw`` allows it."""
+
+    def __init__(self, draw, controls: list[_Control], caption: str, dpi: int):
+        self.draw, self.controls, self.caption, self.dpi = draw, controls, caption, dpi
+        self.reuse = _takes_figure(draw)
+        self.fig = None
+
+    def params(self, indices) -> dict:
+        return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
+
+    def figure(self, indices):
+        """The figure of one frame (the first one, cleared and drawn again, when ``draw`` takes ``fig``)."""
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
+
+        params = self.params(indices)
+        if self.fig is not None:
+            self.fig.clear()
+            fig = self.draw(**params, fig=self.fig)
+            if fig is not self.fig:
+                raise ValueError(f"draw(fig=...) must draw into the figure it is given and return it "
+                                 f"({self._name(indices)})")
+            return fig
+        fig = self.draw(**params)
+        if not isinstance(fig, Figure):
+            raise ValueError(f"draw must return a matplotlib Figure, got {type(fig).__name__} "
+                             f"({self._name(indices)})")
+        plt.close(fig)  # shown through the explorer only, never by the inline backend
+        if self.reuse:
+            self.fig = fig
+        return fig
+
+    def png(self, indices) -> bytes:
+        fig = self.figure(indices)
+        data = _png(fig, SCALE * self.dpi)
+        if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
+            from ibcore._figure_report import report_figure
+
+            report_figure(fig, drawn=True)  # laid out by the render: no second layout pass
+        return data
+
+    def fresh_png(self, indices) -> bytes:
+        """The frame drawn into a new figure, as without reuse."""
+        import matplotlib.pyplot as plt
+
+        fig = self.draw(**self.params(indices))
+        plt.close(fig)
+        return _png(fig, SCALE * self.dpi)
+
+    def _name(self, indices) -> str:
+        return ", ".join(f"{c.label} = {c.readouts[i]}" for c, i in zip(self.controls, indices))
+
+    def html(self, indices, data: bytes) -> str:
+        """An ``<img>`` of one frame, with an alt text (the caption and the frame's values)."""
+        alt = html.escape(f"{self.caption.rstrip('.') or 'Explorer frame'} ({self._name(indices)}).", quote=True)
+        # shown at its display size: the PNG's size (its header) over the rendering scale
+        width, height = (int.from_bytes(data[k:k + 4], "big") // SCALE for k in (16, 20))
+        src = base64.b64encode(data).decode("ascii")
+        return (f'<img src="data:image/png;base64,{src}" alt="{alt}" width="{width}" height="{height}" '
+                f'style="max-width:100%;height:auto">')
+
+
+class _Prefetch:
+    """Draws, while the kernel is idle, the frames one notch away from the one shown.
+
+    A reader looks at a frame before moving a slider again: the kernel's event loop is
+    free then, so the next frame is usually ready when the slider moves. One frame per
+    turn of the loop, so a move that arrives meanwhile waits for one frame at most; the
+    frames of an earlier position are dropped when the sliders move on. Outside a running
+    event loop (a script, a test) nothing is drawn ahead.
+    """
+
+    def __init__(self, frames: _Frames, drawn: dict):
+        self.frames, self.drawn, self.pending, self.scheduled = frames, drawn, [], False
+
+    def around(self, indices: tuple):
+        import asyncio
+
+        self.pending = [n for n in self._neighbours(indices) if n not in self.drawn]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self.pending and not self.scheduled:
+            self.scheduled = True
+            loop.call_soon(self._step, loop)
+
+    def _neighbours(self, indices: tuple):
+        for k, c in enumerate(self.frames.controls):
+            for i in (indices[k] + 1, indices[k] - 1):
+                if 0 <= i < len(c.values):
+                    yield indices[:k] + (i,) + indices[k + 1:]
+
+    def _step(self, loop):
+        self.scheduled = False
+        while self.pending:
+            indices = self.pending.pop(0)
+            if indices in self.drawn:
+                continue
+            try:
+                self.drawn[indices] = self.frames.html(indices, self.frames.png(indices))
+            except Exception:  # noqa: BLE001 - the move to this frame draws it again and shows the error
+                pass
+            break
+        if self.pending:
+            self.scheduled = True
+            loop.call_soon(self._step, loop)
+
+
+def _style(controls: list[_Control]) -> tuple[str, str]:
+    """Equal slider tracks: every readout of the explorer as wide as its widest.
+
+    An inline ``<style>`` (ipywidgets has no trait for it), so that Jupyter and Colab get
+    it too; scoped to the explorer's class, and more specific than the widgets' own rule.
+    Returns the style element and the class.
+    """
+    chars = max(len(t) for c in controls for t in c.readouts)
+    scope = f"ib-explorer-r{chars}"
+    return (f"<style>.ib-explorer.{scope} .widget-readout {{ width: {chars + 2}ch; "
+            f"min-width: {chars + 2}ch; max-width: none; flex: none; }}</style>"), scope
+
+
+def _sliders(controls: list[_Control]):
+    """One slider per control, filling the column up to 40em, their labels as wide as the widest."""
     import ipywidgets as widgets
 
-    return widgets.SelectionSlider(
-        options=[(_value_text(v), v) for v in values],
-        value=default, description=description or name, continuous_update=False,
-        style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
+    label = max(len(c.label) for c in controls)
+    return [widgets.SelectionSlider(
+        options=list(zip(c.readouts, c.values)), value=c.values[c.default], description=c.label,
+        continuous_update=False, style={"description_width": f"{label + 1}ch"},
+        layout=widgets.Layout(width="100%", max_width="40em")) for c in controls]
 
 
 def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = None,
-             static: bool | None = None, dpi: int = 80, max_frames: int = 64):
+             static: bool | None = None, dpi: int = 100, max_frames: int = 64):
     """Build an explorer widget over a grid of parameter values.
 
     Parameters
     ----------
     draw : callable
         ``draw(**params) -> matplotlib.figure.Figure``; it must not show the figure.
+        If it has a parameter ``fig``, later frames pass the first frame's figure back,
+        cleared, and ``draw`` must draw into it and return it (much faster: see the
+        module's notes).
     controls : dict
         ``name -> values`` or ``name -> (values, default)``; the default defaults
-        to the middle value. Values are what ``draw`` receives.
+        to the middle value. Values are what ``draw`` receives; ``values`` may be a
+        dict ``readout -> value`` to show a human label for each value.
     caption : str
         Text shown above the figure (also its description for screen readers).
     labels : dict, optional
@@ -98,7 +310,8 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         ``None`` follows :func:`static_mode`. Static frames need ipywidgets 8:
         under ipywidgets 7 (Colab) the explorer is live, with a warning.
     dpi : int
-        Resolution of the static frames.
+        Display resolution of the frames (pixels per inch of the figure's size);
+        they are rendered at twice this.
     max_frames : int
         Refuse grids with more frames than this in static mode (page weight).
 
@@ -108,73 +321,76 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         Display it (it is the cell's last expression).
     """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
-    from IPython.display import display
 
     if not callable(draw):
         raise ValueError(f"draw must be callable, got {draw!r}")
-    parsed = _parse_controls(controls)
-    labels = labels or {}
-    sliders = [_slider(name, values, default, labels.get(name)) for name, values, default in parsed]
-    header = widgets.HTML(f"<p><em>{html.escape(caption)}</em></p>") if caption else None
-    if header is not None:
-        header.add_class("ib-explorer-caption")
+    parsed = _parse_controls(controls, labels or {})
+    sliders = _sliders(parsed)
+    style, style_class = _style(parsed)
+    header = widgets.HTML(style + (f"<p><em>{html.escape(caption)}</em></p>" if caption else ""))
+    header.add_class("ib-explorer-caption")
     if static is None:
         static = static_mode()
     if static and not hasattr(widgets, "Stack"):  # ipywidgets 7 (Colab) has no Stack
         warnings.warn("precomputed explorer frames need ipywidgets 8; showing the live explorer",
                       stacklevel=2)
         static = False
+    frames = _Frames(draw, parsed, caption, dpi)
+    default = tuple(c.default for c in parsed)
 
     if not static:
-        out = widgets.Output()
+        drawn = {default: frames.html(default, frames.png(default))}  # frames drawn so far
+        picture = widgets.HTML(drawn[default])
+        picture.add_class("ib-explorer-frame")
+        ahead = _Prefetch(frames, drawn)
+        ahead.around(default)
 
         def update(change=None):
-            params = {name: s.value for (name, _, _), s in zip(parsed, sliders)}
-            with out:
-                out.clear_output(wait=True)
-                fig = draw(**params)
-                display(fig)
-                plt.close(fig)  # shown once, through the Output widget only
+            indices = tuple(s.index for s in sliders)
+            if indices not in drawn:  # draw is deterministic: a frame seen before is reused
+                drawn[indices] = frames.html(indices, frames.png(indices))
+            picture.value = drawn[indices]
+            ahead.around(indices)
 
         for s in sliders:
-            s.observe(update, names="value")
-        update()
-        return widgets.VBox([w for w in (header, *sliders, out) if w is not None])
+            s.observe(update, names="index")
+        box = widgets.VBox([header, *sliders, picture])
+        box.add_class("ib-explorer")
+        box.add_class(style_class)
+        return box
 
     n_frames = 1
-    for _, values, _ in parsed:
-        n_frames *= len(values)
+    for c in parsed:
+        n_frames *= len(c.values)
     if n_frames > max_frames:
         raise ValueError(f"controls give {n_frames} frames, more than max_frames={max_frames}; use a coarser grid")
-    def frame(params: dict):
-        # an <img> with an alt text (ipywidgets' Image has none): the caption and this frame's values
-        shown = ", ".join(f"{labels.get(k, k)} = {_value_text(v)}" for k, v in params.items())
-        alt = html.escape(f"{caption.rstrip('.') or 'Explorer frame'} ({shown}).", quote=True)
-        data = base64.b64encode(_figure_png(draw(**params), dpi)).decode("ascii")
-        img = widgets.HTML(f'<img src="data:image/png;base64,{data}" alt="{alt}" style="max-width:100%">')
-        img.add_class("ib-explorer-frame")
-        return img
+    pictures = {}
+    for indices in itertools.product(*(range(len(c.values)) for c in parsed)):
+        pictures[indices] = frames.png(indices)
+    if frames.reuse and n_frames > 1 and frames.fresh_png(indices) != pictures[indices]:
+        raise ValueError(f"draw(fig=...) drew a different picture into the reused figure than into a new "
+                         f"one ({frames._name(indices)}): it keeps state from an earlier frame")
 
-    def stack(level: int, fixed: dict):
-        name, values, default = parsed[level]
+    def stack(level: int, fixed: tuple):
         children = []
-        for v in values:
-            params = {**fixed, name: v}
+        for i in range(len(parsed[level].values)):
             if level + 1 < len(parsed):
-                children.append(stack(level + 1, params))
+                children.append(stack(level + 1, fixed + (i,)))
             else:
-                children.append(frame(params))
-        box = widgets.Stack(children, selected_index=values.index(default))
+                img = widgets.HTML(frames.html(fixed + (i,), pictures[fixed + (i,)]))
+                img.add_class("ib-explorer-frame")
+                children.append(img)
+        box = widgets.Stack(children, selected_index=parsed[level].default)
         links.append(widgets.jslink((sliders[level], "index"), (box, "selected_index")))
         return box
 
     links: list = []
-    frames = stack(0, {})
+    shown = stack(0, ())
     note = widgets.HTML('<p style="font-size:0.85em">Precomputed frames: move the sliders to switch '
                         "between them. Launch the notebook for the live explorer.</p>")
     note.add_class("ib-explorer-note")
-    box = widgets.VBox([w for w in (header, *sliders, frames, note) if w is not None])
+    box = widgets.VBox([header, *sliders, shown, note])
     box.add_class("ib-explorer")
+    box.add_class(style_class)
     box._ib_links = links  # keep the links alive with the widget
     return box

@@ -42,22 +42,50 @@ def _draw(a, b):
     return fig
 
 
+def _draw_into(a, b=1.0, fig=None):
+    """The same picture, drawn into the figure it is given (the explorer's fast path)."""
+    fig = fig or plt.figure(figsize=(2, 1.5))
+    ax = fig.subplots()
+    ax.plot([0, 1], [a, b])
+    ax.set_title(f"a = {a}")
+    return fig
+
+
 def _all_children(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from _all_children(child)
 
 
+def _frames(box):
+    return [w for w in _all_children(box) if "ib-explorer-frame" in w._dom_classes]
+
+
+def _png_of(frame):
+    found = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)" width="(\d+)" height="(\d+)" '
+                         r'style="max-width:100%;height:auto">', frame.value)
+    assert found, frame.value[:200]
+    return base64.b64decode(found.group(1)), found.group(2), int(found.group(3)), int(found.group(4))
+
+
+def _pixels(png):
+    from PIL import Image
+    import io
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
 def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
     box = explorer(_draw, {"a": [1, 2, 3], "b": ([0.5, 1.5], 1.5)}, caption="A test.", labels={"b": "β"},
                    static=True)
     nodes = list(_all_children(box))
-    frames = [w for w in nodes if "ib-explorer-frame" in w._dom_classes]
+    frames = _frames(box)
     assert len(frames) == 6
-    first = re.fullmatch(r'<img src="data:image/png;base64,([^"]+)" alt="([^"]+)" style="[^"]*">', frames[0].value)
-    assert first, frames[0].value[:200]
-    assert base64.b64decode(first.group(1))[:4] == b"\x89PNG"
-    assert first.group(2) == "A test (a = 1, β = 0.5).", "alt text: the caption and the frame's values"
+    png, alt, width, height = _png_of(frames[0])
+    assert png[:4] == b"\x89PNG"
+    assert alt == "A test (a = 1, β = 0.5).", "alt text: the caption and the frame's values"
+    assert (width, height) == (200, 150), "shown at the figure's size at 100 dpi"
+    assert _pixels(png).shape[:2] == (300, 400), "rendered at twice that (retina)"
     stacks = [w for w in nodes if isinstance(w, widgets.Stack)]
     assert len(stacks) == 1 + 3, "one stack for a, one per value of a for b"
     assert stacks[0].selected_index == 1 and stacks[1].selected_index == 1, "defaults: middle a, b = 1.5"
@@ -65,6 +93,53 @@ def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
     sliders = [w for w in nodes if isinstance(w, widgets.SelectionSlider)]
     assert [s.description for s in sliders] == ["a", "β"]
     assert "ib-explorer" in box._dom_classes
+
+
+@pytest.mark.parametrize("draw", [_draw_into, lambda a, b: _draw_into(a, b)], ids=["reused", "new figures"])
+def test_static_frames_are_what_draw_draws_for_their_values(draw):
+    from ibcore.widgets import SCALE, _png
+
+    grid = {"a": [1, 2, 3], "b": [0.5, 1.5]}
+    frames = _frames(explorer(draw, grid, static=True))
+    for frame, (a, b) in zip(frames, [(a, b) for a in grid["a"] for b in grid["b"]]):
+        fig = _draw_into(a, b)
+        expected = _png(fig, SCALE * 100)
+        plt.close(fig)
+        np.testing.assert_array_equal(_pixels(_png_of(frame)[0]), _pixels(expected))
+    light = _png(_draw_into(1), 200)
+    assert _pixels(light).shape == (300, 400, 3) and len(light) < 12_000, "a palette PNG"
+    plt.close("all")
+
+
+def test_explorer_reuses_the_figure_of_a_draw_that_takes_it():
+    seen = []
+
+    def draw(a, fig=None):
+        seen.append(fig)
+        return _draw_into(a, fig=fig)
+
+    box = explorer(draw, {"a": [1, 2, 3]}, static=False)
+    slider = next(w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider))
+    slider.value = 3
+    slider.value = 1
+    assert seen[0] is None and seen[1] is not None and seen[2] is seen[1], "built once, then reused"
+    assert len(seen[2].axes) == 1, "cleared before each frame"
+    assert plt.get_fignums() == [], "the explorer's figure is not left to the inline backend"
+
+
+def test_a_draw_that_leaks_state_between_frames_fails_the_static_build():
+    def leaky(a, fig=None):
+        if fig is None:
+            fig = plt.figure(figsize=(2, 1.5))
+            fig.suptitle("drawn only on the first frame")
+        fig.subplots().plot([0, 1], [a, a])
+        return fig
+
+    with pytest.raises(ValueError, match="keeps state from an earlier frame"):
+        explorer(leaky, {"a": [1, 2]}, static=True)
+    with pytest.raises(ValueError, match="must draw into the figure"):
+        explorer(lambda a, fig=None: _draw_into(a), {"a": [1, 2]}, static=True)
+    plt.close("all")
 
 
 def test_live_explorer_redraws_when_a_slider_moves():
@@ -76,9 +151,62 @@ def test_live_explorer_redraws_when_a_slider_moves():
 
     box = explorer(draw, {"a": [1, 2, 3]}, static=False)
     slider = next(w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider))
-    assert calls == [2]
-    slider.value = 3
+    (frame,) = _frames(box)
+    before = frame.value
+    assert calls == [2] and "a = 2" in _png_of(frame)[1]
+    slider.value = 3  # what a browser's move does: the observer of the slider's index redraws
     assert calls == [2, 3]
+    assert frame.value != before and "a = 3" in _png_of(frame)[1]
+    assert plt.get_fignums() == []
+
+
+def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
+    import asyncio
+
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _draw(a, b)
+
+    async def reader():
+        box = explorer(draw, {"a": [1, 2, 3], "b": [10, 20, 30]}, static=False)
+        a, b = [w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider)]
+        (frame,) = _frames(box)
+        assert calls == [(2, 20)], "nothing drawn ahead before the kernel is idle"
+        for _ in range(10):  # the event loop's turns while the reader looks at the frame
+            await asyncio.sleep(0)
+        assert sorted(calls[1:]) == [(1, 20), (2, 10), (2, 30), (3, 20)], "one notch away"
+        a.value = 3  # drawn ahead: shown at once, without drawing
+        assert len(calls) == 5 and "a = 3, b = 20" in _png_of(frame)[1]
+        b.value = 30  # a move before the look ends: drawn at once (nothing is ahead yet)
+        assert calls[-1] == (3, 30) and "a = 3, b = 30" in _png_of(frame)[1]
+        for _ in range(10):
+            await asyncio.sleep(0)
+        # (3, 10), one notch from the earlier position, is dropped; (2, 30) was drawn before
+        assert calls[6:] == [], calls[6:]
+        b.value = 10  # two notches: not drawn ahead
+        assert calls[-1] == (3, 10)
+
+    asyncio.run(reader())
+    assert plt.get_fignums() == []
+
+
+def test_readouts_are_human_labels_of_equal_width_sliders():
+    box = explorer(_draw, {"a": ({"one": 1, "two": 2}, 2), "b": [0.5, 10_000]}, labels={"a": "first a"},
+                   static=False)
+    sliders = [w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider)]
+    assert sliders[0]._options_labels == ("one", "two") and sliders[0].value == 2
+    assert sliders[1]._options_labels == ("0.5", "10,000")
+    assert len({s.style.description_width for s in sliders}) == 1, "labels as wide as each other"
+    assert all(s.layout.width == "100%" for s in sliders), "fluid: the sliders fill the column"
+    readout = next(c for c in box._dom_classes if c.startswith("ib-explorer-r"))
+    assert f".{readout} .widget-readout" in box.children[0].value, "readouts as wide as each other"
+    with pytest.raises(ValueError, match="human"):
+        explorer(_draw, {"a": ["power_law", "spiked"], "b": [1]}, static=True)
+    with pytest.raises(ValueError, match="cut off"):
+        explorer(_draw, {"a": {"a readout much too long to show": 1}, "b": [1]}, static=True)
+    plt.close("all")
 
 
 @pytest.mark.parametrize("controls, match", [

@@ -51,55 +51,77 @@ def _gamma_weight(lr, p):
 
 
 class _FullRHS:
-    """Right-hand side in t' on the flat state (Q.ravel(), R.ravel())."""
+    """Right-hand side in t' on the flat state: the rows of the p × (p + p*) block [Q | R].
+
+    With that layout one product gives :math:`[Q^2 | QR] = Q\\,[Q | R]`, and the
+    γ² polynomial folds into one more: for the symmetric
+    :math:`M = \\tfrac{c_1}2 I + \\tfrac{c_3}2 Q + \\tfrac{c_4}2 Q^2 + c_5 RR^T`,
+
+    .. math::
+
+        c_1 Q + c_3 Q^2 + c_4 Q^3 + c_5(RR^TQ + QRR^T) = QM + (QM)^T,
+
+    since a polynomial in Q commutes with Q. Three products of p × p size per call.
+    """
 
     def __init__(self, p, p_star, T, g, noise):
         self.p, self.ps, self.T, self.g, self.noise = p, p_star, T, g, noise
-        self.nQ = p * p
         self.trT = float(np.trace(T))
         self.trT2 = float(np.sum(T * T))
         self.identity_T = np.array_equal(T, np.eye(p_star))
 
+    def state(self, Q, R):
+        """Flat state of the overlaps."""
+        return np.hstack([Q, R]).ravel()
+
     def split(self, y):
-        p, ps = self.p, self.ps
-        return y[: self.nQ].reshape(p, p), y[self.nQ:].reshape(p, ps)
+        """``(Q, R)`` views of a flat state (or of states along a last time axis)."""
+        p = self.p
+        block = y.reshape(p, p + self.ps, *y.shape[1:])
+        return block[:, :p], block[:, p:]
 
     def __call__(self, t, y):
-        p, ps = self.p, self.ps
-        Q, R = self.split(y)
-        trQ = np.trace(Q)
+        p, ps, g = self.p, self.ps, self.g
+        block = y.reshape(p, p + ps)
+        Q, R = block[:, :p], block[:, p:]
+        QQ_QR = Q @ block                      # [Q^2 | QR]
+        QQ, QR = QQ_QR[:, :p], QQ_QR[:, p:]
+        RRt = R @ R.T
+        trQ = float(Q.trace())
         tau = trQ / p - self.trT / ps
         RT = R if self.identity_T else R @ self.T
-        RRt = R @ R.T
-        RTRt = RRt if self.identity_T or not self.g else RT @ R.T
-        QQ = Q @ Q
-        out = np.empty_like(y)
-        dQ = out[: self.nQ].reshape(p, p)
-        dR = out[self.nQ:].reshape(p, ps)
+        # dQ = c1 Q + c2 RR^T + c2T RTR^T + c3 Q^2 + c4 Q^3 + c5 (RR^TQ + QRR^T)
+        c1, c2, c2T, c3, c4, c5 = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p, 0.0, 0.0
+        if g:
+            cQ, cRR, cRTR, cQQ, cX, cQQQ = _phi_coefficients(
+                trQ, float(QQ.trace()), float(RRt.trace()), self.trT, self.trT2, p, ps, self.noise)
+            g4 = 4.0 * g
+            c1 += g4 * cQ
+            c2 += g4 * cRR
+            c2T += g4 * cRTR
+            c3 += g4 * cQQ
+            c4 += g4 * cQQQ
+            c5 += g4 * cX
+            if self.identity_T:
+                c2, c2T = c2 + c2T, 0.0
+        M = (0.5 * c3) * Q
+        if c4:
+            M += (0.5 * c4) * QQ
+        if c5:
+            M += c5 * RRt
+        M.flat[:: p + 1] += 0.5 * c1
+        QM = Q @ M
+        out = np.empty((p, p + ps))
+        dQ = out[:, :p]
+        np.add(QM, QM.T, out=dQ)
+        dQ += c2 * RRt
+        if c2T:
+            dQ += c2T * (RT @ R.T)
+        dR = out[:, p:]
         np.multiply(RT, 4.0 / ps, out=dR)
-        dR -= (4.0 / p) * (Q @ R)
+        dR -= (4.0 / p) * QR
         dR -= (2.0 * tau) * R
-        # gradient-flow part of dQ: -4 tau Q + 8 (RR^T/p* - Q^2/p)
-        cQ, cRR, cRTR, cQQ = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
-        if self.g:
-            c = _phi_coefficients(trQ, np.sum(Q * Q), np.sum(R * R), self.trT, self.trT2,
-                                  p, ps, self.noise)
-            g4 = 4.0 * self.g
-            cQ += g4 * c[0]
-            cRR += g4 * c[1]
-            cRTR += g4 * c[2]
-            cQQ += g4 * c[3]
-            X = RRt @ Q
-            np.multiply(X + X.T, g4 * c[4], out=dQ)
-            dQ += (g4 * c[5]) * (QQ @ Q)
-            dQ += cQ * Q
-        else:
-            np.multiply(Q, cQ, out=dQ)
-        dQ += cRR * RRt
-        if cRTR:
-            dQ += cRTR * RTRt
-        dQ += cQQ * QQ
-        return out
+        return out.ravel()
 
 
 @result
@@ -130,8 +152,7 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
     rhs = _FullRHS(p, p_star, T, _gamma_weight(lr, p), nonnegative_float("noise", noise))
-    y = np.concatenate([Q.ravel(), R.ravel()])
-    return OverlapRates(*rhs.split(rhs(0.0, y)))
+    return OverlapRates(*(x.copy() for x in rhs.split(rhs(0.0, rhs.state(Q, R)))))
 
 
 def _blowup_event(t, y):
@@ -236,12 +257,10 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     noise = nonnegative_float("noise", noise)
     t = _evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
     rhs = _FullRHS(p, p_star, T, g, noise)
-    y0 = np.concatenate([Q0.ravel(), R0.ravel()])
-    sol = _solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
-    n_t = sol.y.shape[1]
-    Q = sol.y[: p * p].T.reshape(n_t, p, p)
-    R = sol.y[p * p:].T.reshape(n_t, p, p_star)
+    sol = _solve_overlap_odes(rhs, rhs.state(Q0, R0), t, method=method, rtol=rtol, atol=atol)
+    Q, R = (np.moveaxis(x, -1, 0) for x in rhs.split(sol.y))
     Q = 0.5 * (Q + np.swapaxes(Q, 1, 2))
+    R = np.ascontiguousarray(R)
     risk = population_risk(Q, R, T, noise)
     return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T,
                       lr=None if lr is None else float(lr), noise=noise, kind="ode", nfev=int(sol.nfev), message=sol.message)
