@@ -69,12 +69,13 @@ VENDOR   := $(if $(SET_UP),,vendor)
 CHROMIUM := $(if $(SET_UP),,chromium)
 
 .PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
-        student-check pdf-check chromium vendor notebooks bench clean homework homework-check
+        student-check pdf-check chromium vendor notebooks format bench clean homework homework-check
 
 help:
 	@echo "make book         build the website into _build/html"
 	@echo "make test         run every test (unit, chapters, strict build, PDFs, site checks)"
 	@echo "make notebooks    regenerate the paired .ipynb from the .md chapters"
+	@echo "make format       format the chapters' code cells with ruff (88 columns)"
 	@echo "make student      build the student edition into _build/student"
 	@echo "make pdf          the print edition, _build/pdf/implicit-bias-executable.pdf (pdf-student: without solutions)"
 	@echo "make homework     build the problem sets with otter into _build/homework (and student/homework)"
@@ -133,6 +134,10 @@ pdf-student: student $(CHROMIUM)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m tools.notebooks sync
+
+# the code cells of the chapters and problem sets, formatted by ruff (88 columns)
+format: $(STAMP)
+	$(BIN)/python -m tools.format_cells
 
 # ---------------------------------------------------------------- tests
 # two stages at a time, unless the caller gave -j (then its job server decides)

@@ -7,6 +7,7 @@ import re
 import jupytext
 import pytest
 
+from tools import format_cells
 from tools import notebooks as nbtools
 
 from .vacuity import vacuous_asserts
@@ -28,6 +29,12 @@ def test_book_has_chapters():
 def test_paired_notebooks_in_sync():
     stale = nbtools.stale_pairs()
     assert not stale, "run `make notebooks`:\n" + "\n".join(diff for _, diff in stale)
+
+
+def test_code_cells_are_formatted():
+    """Readers meet code that fits the page: ruff's format, at most 88 columns."""
+    problems = [p for p in format_cells.check(CHAPTERS) if "cell not formatted" in p]
+    assert not problems, "run `make format`:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("edition", nbtools.EDITIONS)
