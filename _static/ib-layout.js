@@ -104,6 +104,8 @@
   }
 
   window.ibPrint = {prepare: prepare};
+  // for the site's layout checks (tests/site/geometry.py): no scan is waiting to run
+  window.ibLayout = {idle: function () { return pending === null; }};
   window.addEventListener("beforeprint", function () { prepare(); });
 
   var pending = null;

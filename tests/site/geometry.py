@@ -12,9 +12,11 @@ DESKTOP, PHONE = 1280, 390
 PHONE_HEIGHT = 844
 
 GEOMETRY_JS = """async () => {
-  // let the site's scroll cues (ib-layout.js) catch up with the last layout
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  await new Promise(r => setTimeout(r, 150));
+  // let the site's scroll cues (ib-layout.js) catch up with the last layout: resize observers
+  // report within a frame, and a scan of new nodes waits for their burst to end
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  await frame(); await frame();
+  for (let i = 0; i < 120 && window.ibLayout && !window.ibLayout.idle(); i++) await frame();
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const col = article.getBoundingClientRect();
   // in a closed <details> (a hidden cell) an element keeps a box but is not drawn
