@@ -252,6 +252,10 @@ def test_contents_link_to_each_page_and_the_outline_lists_them(edition):
 
     walk(reader.outline)
     assert set(starts) <= set(flat), f"{path.name}: the outline misses pages of the book"
+    # the chapters do not print their on-page contents list again (the theme's print-only one)
+    again = [n + 1 for n, text in enumerate(pages_text(path)) if n >= starts[0]
+             and any(line.strip() == "Contents" for line in text.splitlines())]
+    assert not again, f"{path.name}: a contents list printed again on pages {again}"
 
 
 HALF_EMPTY = 0.55  # a page whose last ink (above the foot's number) lies higher is half empty
