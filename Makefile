@@ -1,22 +1,20 @@
 # The two commands of the README:
 #   make book   set up .venv, execute every chapter, build the site into _build/html
-#   make test   set up, then every stage of TEST_STAGES, two at a time (JOBS): ibcore's
-#               unit tests; the strict book build; every chapter through nbval (compared
-#               with the build); the student edition; the PDFs; the checks of both sites
-#               and PDFs (HTML, headless Chromium, accessibility)
-# Both need only Python >= 3.11 on the machine (pyproject.toml's requires-python), and root,
-# or Debian's chromium and poppler-utils already installed, for the browser and PDF checks.
+#   make test   set up, then every stage of TEST_STAGES, two at a time (JOBS)
+# Both need only Python >= 3.11 (pyproject.toml's requires-python), and root, or Debian's
+# chromium and poppler-utils already installed, for the browser and PDF checks.
 # `make test` also takes a CPython 3.13, Colab's Python, for its Colab-like stage when it finds one.
 #
 # Every target names what it needs, so any of them runs alone or under `make -jN`:
 #
-#   .venv ─┬─ unit
-#          ├─ site ──┬─ chapters (with nbval, which runs alongside the build)
-#          │         ├─ site-check ─────── (+ chromium)
-#          │         ├─ student ─┬─ student-check (+ chromium)
-#          │         │           └─ pdf-student ─┐
-#          │         └─ pdf ─────────────────────┴─ pdf-check
-#          └─ chromium (Debian's chromium and poppler-utils; axe-core)
+#   .venv ─┬─ unit, launch, homework
+#          ├─ chromium (Debian's chromium and poppler-utils; axe-core)
+#          └─ site ─┬─ chapters (every chapter executed again by nbval, compared with the build)
+#                   ├─ site-check ─────── (+ chromium)
+#                   ├─ student ─┬─ student-check (+ chromium)
+#                   │           ├─ pdf-student ─┐
+#                   ├─ pdf ─────┼───────────────┴─ pdf-check
+#                   └───────────┴─ homework-check
 #
 # A new test stage is a target that names its needs and appends itself to TEST_STAGES.
 
@@ -28,6 +26,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest --no-header
+# Jupyter Book's strict build (warnings are errors, references checked), Sphinx's status output off
+BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going -q
 # nbval kernels and myst-nb's executor start `python`: make it the venv's
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONHASHSEED := 0
@@ -36,40 +36,17 @@ export IBCORE_STATIC_WIDGETS := 1
 # ...and no progress bars: their timing text would differ between executions
 export IBCORE_PROGRESS := 0
 
-# `run NAME, WHAT, COMMANDS`: a stage. It says what it does, prefixes every line of its output
-# with [NAME] (stages run side by side), and ends with its duration and the CPU time (user +
-# system) of its commands, which a busy machine inflates less. That CPU time counts the
-# processes the stage waited for: not Chromium's renderers, which outlive their parent when
-# the browser closes, so it is far below the truth for the browser and PDF stages. No commas
-# in COMMANDS.
-run = { echo "==> $(2)"; start=$$(date +%s); t=$$(mktemp); { $(3); } && times > $$t \
-      && echo "<== done in $$(( $$(date +%s) - start )) s ($$($(call cpu,$$t)))"; s=$$?; rm -f $$t; exit $$s; } \
-      2>&1 | sed -u 's/^/[$(1)] /'
-# `cpu FILE`: the user + system time of a shell's children, from the output of `times` in FILE
-cpu = awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($$i, p, "m"); s[i] = p[1] * 60 + p[2] } \
-      printf "%.0f s of CPU", s[1] + s[2] }' $(1)
-# `busy`: the CPU seconds every process of the machine has used since it booted (Linux's
-# /proc/stat; empty elsewhere). make test's summary reports its growth over the run: unlike
-# the stages' CPU figures it counts Chromium's renderers, and also anything else running,
-# which tells a run slowed by a busy machine from a slow run.
-busy = awk -v hz=$$(getconf CLK_TCK) '/^cpu / { printf "%.0f", ($$2 + $$3 + $$4 + $$7 + $$8 + $$9) / hz }' /proc/stat 2>/dev/null
+# `run NAME, WHAT, COMMANDS`: a stage. It says what it does and ends with its wall time and
+# CPU time (user + system of its processes, bash's `time`). No commas in COMMANDS.
+run = echo "==> $(1): $(2)"; TIMEFORMAT="<== $(1): %0R s, %0U+%0S s of CPU"; time { $(3); }
 # `quietly LOG, COMMAND`: run COMMAND with its output in LOG, shown only if it fails
 quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "failed: see $(1)"; exit 1; }
 
-# order, for two at a time: the two executions of the chapters (which need the build), then
-# the checks of the two sites, the longest stages (see the end of this file), then the rest
+# the longest paths first: the chapters' second execution, then the checks of the two sites
 TEST_STAGES := chapters student-check site-check pdf-check unit
 
-# `make test` runs the quick set-up targets (vendor, chromium) before the stages and then
-# leaves them out of the graph (SET_UP=done): otherwise, while one runs in a slot, make
-# hands the other slot to a stage that needs only .venv (unit, launch), and the two
-# executions of the chapters, the longest path, start minutes late. Alone, a target sets
-# itself up as before.
-VENDOR   := $(if $(SET_UP),,vendor)
-CHROMIUM := $(if $(SET_UP),,chromium)
-
-.PHONY: help book test test-stages unit site chapters nbval student pdf pdf-student site-check \
-        student-check pdf-check chromium vendor notebooks format bench clean homework homework-check
+.PHONY: help book test test-stages unit site chapters student pdf pdf-student site-check \
+        student-check pdf-check chromium vendor notebooks format bench mutate clean homework homework-check
 
 help:
 	@echo "make book         build the website into _build/html"
@@ -81,6 +58,7 @@ help:
 	@echo "make homework     build the problem sets with otter into _build/homework (and student/homework)"
 	@echo "make launch       Binder and Colab checks: pins on the lowest Python, notebooks in a Colab-like venv"
 	@echo "make bench        run the benchmark suite (not part of make test)"
+	@echo "make mutate       mutation testing of the solvers and theory, module by module (slow; not in make test)"
 
 # ---------------------------------------------------------------- set-up
 # pip's warnings about the machine's extra package folders that lack a package are benign
@@ -92,10 +70,16 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml tools/ipython_ker
 	@mkdir -p $(VENV)/etc/ipython && cp tools/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $(STAMP)
 
-# site assets, and an execution cache that forgets chapters run with an older ibcore
+# the site's MathJax and widget manager, from npm (tools/vendor.py)
 vendor: $(STAMP)
 	@$(BIN)/python -m tools.vendor
-	@$(BIN)/python -m tools.cache_guard _build
+
+# jupyter-cache keys an executed chapter on its code cells only: when ibcore's source is
+# newer than the executions, forget them, and Sphinx's saved pages, which would be reused
+IBCORE_SOURCES := $(shell find ibcore -name __pycache__ -prune -o -print)
+_build/.ibcore-stamp: $(IBCORE_SOURCES)
+	@rm -rf _build/.jupyter_cache _build/.doctrees _build/student_build
+	@mkdir -p $(@D) && touch $@
 
 # the browser and PDF checks use Debian's chromium and poppler-utils: install them when
 # we can (CI runs as root); axe-core, for the accessibility audit, comes from npm
@@ -109,26 +93,26 @@ chromium: $(STAMP)
 	@$(BIN)/python -m tools.vendor --tests
 
 # ---------------------------------------------------------------- builds
-site: $(VENDOR)
-	@$(call run,site,the book with every chapter executed into _build/html (minutes; seconds when cached),\
-	  $(BIN)/python -m tools.build_book)
+# the chapters missing from the execution cache run one per CPU before Sphinx reads them
+# (tools/parallel_execution.py, a Sphinx extension handing them to jupyter-cache)
+site: vendor _build/.ibcore-stamp
+	@$(call run,site,the book with every chapter executed into _build/html,$(BUILD))
 
 book: site
-	@echo "The book is built. Open: file://$(CURDIR)/_build/html/index.html"
 
 # the student edition: same sources and execution cache (filled by `site`), solutions removed
 student: site
 	@$(call run,student,the student edition into _build/student,\
 	  $(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null \
-	  && $(BIN)/python -m tools.build_book --config _build/student_config.yml --out _build/student_build/html \
-	  && rm -rf _build/student && mv _build/student_build/html _build/student)
+	  && $(BUILD) --config _build/student_config.yml --path-output _build/student_build >/dev/null \
+	  && rm -rf _build/student && mv _build/student_build/_build/html _build/student)
 
 # the print editions, printed from the built sites by Debian's chromium
-pdf: site $(CHROMIUM)
+pdf: site chromium
 	@$(call run,pdf,the instructor edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
 
-pdf-student: student $(CHROMIUM)
+pdf-student: student chromium
 	@$(call run,pdf-student,the student edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf student _build/student _build/pdf)
 
@@ -140,17 +124,20 @@ format: $(STAMP)
 	$(BIN)/python -m tools.format_cells
 
 # ---------------------------------------------------------------- tests
-# two stages at a time, unless the caller gave -j (then its job server decides)
+# every stage passes or make test fails; a stage's output is shown as one block when it ends
 test: $(STAMP)
-	@start=$$(date +%s); t=$$(mktemp); b0=$$($(busy)); \
-	$(MAKE) --no-print-directory vendor chromium \
-	  && $(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) SET_UP=done test-stages \
-	  && times > $$t && wall=$$(( $$(date +%s) - start )) \
-	  && echo "==> make test: every stage passed ($(TEST_STAGES)) in $$wall s ($$($(call cpu,$$t)))" \
-	  && { b1=$$($(busy)); cores=$$(getconf _NPROCESSORS_ONLN); [ -z "$$b0" ] || [ -z "$$b1" ] || [ "$$wall" -eq 0 ] \
-	       || echo "    the machine's $$cores cores were busy for $$(( b1 - b0 )) s of their $$(( cores * wall )) s" \
-	               "($$(( 100 * (b1 - b0) / (cores * wall) ))%), counting every process: Chromium's and any other user's"; }; \
-	s=$$?; rm -f $$t; exit $$s
+	@TIMEFORMAT="<== make test: %0R s, %0U+%0S s of CPU"; \
+	time $(MAKE) --no-print-directory -j$(JOBS) --output-sync=target STAGED=1 test-stages \
+	  && echo "==> make test: every stage passed ($(TEST_STAGES))"
+
+# Under make test every stage after the build also waits for the student edition (seconds).
+# make hands a free job slot to the next ready target of its walk, and a target that becomes
+# ready behind that point waits for the next walk: without this, unit and launch, ready at
+# once, took both slots and the build, the longest path, started last (measured in issue 23),
+# and the student site's check, one of the longest stages, started last and ran alone.
+ifdef STAGED
+site-check pdf unit _build/launch/pins.ok launch-colab: | student
+endif
 
 # the tests of what the other stages build (they skip when it is missing): theirs, not unit's
 BUILT_TESTS := tests/homework/test_grading.py tests/homework/test_site.py
@@ -159,27 +146,25 @@ unit: $(STAMP)
 	@$(call run,unit,ibcore's unit tests; the book's structure; generated notebooks in sync,\
 	  $(PYTEST) tests --ignore=tests/site --ignore=tests/test_figures.py $(patsubst %,--ignore=%,$(BUILT_TESTS)))
 
-# every chapter through nbval, compared with the build's execution (same numbers twice);
-# with an empty sweep cache, so that the second execution recomputes every trial; every
-# figure displayed is checked for legends over data (tests/test_figures.py reads the report).
-# Under make -j the two executions run side by side: nbval waits for the build to execute
-# each chapter (tests/nbval_myst.py), so `nbval` alone needs a build running or done.
-chapters: site nbval
-
-nbval: $(VENDOR)
-	@$(call run,chapters,every chapter executed again by nbval (alongside the build) and compared with it,\
+# every chapter executed a second time by nbval, JOBS at a time, and compared with the
+# build's execution (same numbers twice), with an empty sweep cache so that every trial is
+# recomputed; every figure displayed is checked for legends over data (tests/test_figures.py)
+NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=900 --nbval-myst-reference=_build/.jupyter_cache
+chapters: site
+	@$(call run,chapters,every chapter executed again by nbval and compared with the build,\
 	  rm -rf _build/nbval-sweep-cache _build/figures.jsonl \
 	  && IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
-	  $(PYTEST) book tests/test_figures.py --nbval-myst-reference=_build/.jupyter_cache --nbval-myst-wait=3600)
+	     $(PYTEST) book $(NBVAL) -n $(JOBS) --dist loadfile \
+	  && IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl $(PYTEST) -q tests/test_figures.py)
 
 # the built sites and PDFs: HTML, headless Chromium, accessibility (axe-core), print
 SITE_TESTS := IB_SITE=_build/html IB_STUDENT_SITE=_build/student IB_PDF=_build/pdf $(PYTEST) tests/site
 
-site-check: site $(CHROMIUM)
+site-check: site chromium
 	@$(call run,site-check,the instructor site: HTML; Chromium; accessibility in both themes; keyboard,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "not student")
 
-student-check: site student $(CHROMIUM)
+student-check: site student chromium
 	@$(call run,student-check,the student site: no solutions; accessibility in both themes,\
 	  $(SITE_TESTS) --ignore=tests/site/test_pdf.py -k "student")
 
@@ -204,6 +189,17 @@ homework-check: $(STAMP) site student
 
 bench: $(STAMP)
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
+
+# mutation testing of the solver and theory modules ([tool.mutmut] in pyproject.toml), one
+# module at a time and niced: CPU-heavy, not part of make test (tests/test_mutants.py keeps a
+# fixed few in unit). Scores per module: python -m tests.mutation_scores (tests/README.md).
+MUTATE_MODULES ?= relu.metrics relu.gd relu._iteration relu.reference relu.min_norm relu.orthogonal \
+                  relu.perturbation relu.stability relu.gram linear quadratic.odes quadratic.moments \
+                  quadratic.reduced quadratic.sgd quadratic.order_parameters quadratic.hessian \
+                  quadratic.phases quadratic.convergence quadratic.symmetry quadratic.clock
+mutate: $(STAMP)
+	@for m in $(MUTATE_MODULES); do nice -n 19 $(BIN)/mutmut run --max-children $(JOBS) "ibcore.$$m.*" || exit 1; done
+	@$(BIN)/python -m tests.mutation_scores
 
 clean:
 	rm -rf _build .pytest_cache .benchmarks
@@ -230,17 +226,6 @@ _build/launch/pins.ok: $(STAMP) requirements.txt requirements-dev.txt pyproject.
 launch-colab: $(STAMP)
 	@$(call run,launch-colab,the prologue and one chapter per part in a Colab-like venv,\
 	  $(BIN)/python -m tests.launch.colab_env build $(COLAB_VENV) && $(LAUNCH_TEST) -q tests/launch/test_colab.py)
-
-# Under make test, every stage after the build waits for the student edition too (10 s).
-# make walks the stages in the order of TEST_STAGES and, at each one it can start, waits
-# for a free slot for it before walking on; a stage that becomes ready behind that point
-# waits for the next walk. So the student site's check, one of the two longest stages,
-# used to start only after every other one and end the run alone (measured: its last 29 s
-# of a 452 s run). Now nothing is ready while the student edition is built, and the walk
-# that follows starts its check first.
-ifdef SET_UP
-site-check unit _build/launch/pins.ok launch-colab pdf: | student
-endif
 
 # last, so that it sees every stage appended to TEST_STAGES above (prerequisites expand when read)
 test-stages: $(TEST_STAGES)

@@ -33,7 +33,7 @@ def _draw_only(N, steps, block):
 
 @pytest.mark.parametrize("N", sorted(STEPS))
 def bench_sgd_draw_inputs_only(benchmark, N):
-    block = q.default_block(N)
+    block = q.sgd._default_block(N)
     steps = STEPS[N] - STEPS[N] % block
     benchmark.group = f"quad-sgd-N{N}"
     benchmark.extra_info.update(role="baseline", steps=steps, N=N, block=block)
@@ -42,7 +42,7 @@ def bench_sgd_draw_inputs_only(benchmark, N):
 
 @pytest.mark.parametrize("N", sorted(STEPS))
 def bench_sgd_simulator(benchmark, N):
-    block = q.default_block(N)
+    block = q.sgd._default_block(N)
     steps = STEPS[N] - STEPS[N] % block
     W0, W_star = q.random_init(P, P_STAR, N, informative=0.3, rng=0)
     benchmark.group = f"quad-sgd-N{N}"
@@ -70,7 +70,7 @@ if __name__ == "__main__":
     import timeit
 
     for N, steps in sorted(STEPS.items()):
-        block = q.default_block(N)
+        block = q.sgd._default_block(N)
         steps -= steps % block
         W0, W_star = q.random_init(P, P_STAR, N, informative=0.3, rng=0)
         t_draw = min(timeit.repeat(lambda: _draw_only(N, steps, block), number=1, repeat=7)) / steps

@@ -32,14 +32,14 @@ def make_step_problem(seed=0):
     pd = {"beta": w @ X.T, "alpha": np.zeros((1, N))}
     ws = {"W": w.copy(), "beta": w @ X.T, "alpha": np.zeros((1, N))}
 
-    def primal_dual_step():
-        return R.primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
+    def _primal_dual_step():
+        return R.gd._primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
 
-    def weight_space_step():
-        ws["beta"], step_sq = R.weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
+    def _weight_space_step():
+        ws["beta"], step_sq = R.reference._weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
         return step_sq
 
-    return X, primal_dual_step, weight_space_step
+    return X, _primal_dual_step, _weight_space_step
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ import numpy as np
 
 from .validation import finite_array
 
-__all__ = ["min_norm_interpolator", "gd_limit", "row_space_projection", "stability_bound", "gradient_descent"]
+__all__ = ["min_norm_interpolator", "gd_limit", "row_space_projection", "least_squares_stability_bound",
+           "least_squares_gd"]
 
 
 def _gram_cholesky(X: np.ndarray) -> np.ndarray:
@@ -64,19 +65,20 @@ def gd_limit(X, y, w0) -> np.ndarray:
     return w0 + X.T @ _solve_gram(X, y - X @ w0)
 
 
-def stability_bound(X) -> float:
+def least_squares_stability_bound(X) -> float:
     """Largest stable step size :math:`2n/\\mu_{\\max}(K)` of GD on :math:`L(w)=\\frac1{2n}\\lVert Xw-y\\rVert^2`.
 
     The loss is quadratic with Hessian :math:`K/n` in the row space, and GD on
     a quadratic is stable iff the step is below 2 / (largest Hessian
-    eigenvalue). This is :func:`ibcore.relu.stability_bound` with one neuron.
+    eigenvalue). This is :func:`ibcore.relu.stability_bound` with one neuron,
+    where it is exact (for m neurons that bound is only sufficient).
     """
     from .relu import stability_bound as _bound
 
     return _bound(X, m=1)
 
 
-def gradient_descent(X, y, w0, *, lr, max_steps=100_000, tol=1e-12, record_every=1, check_stability=True):
+def least_squares_gd(X, y, w0, *, lr, max_steps=100_000, tol=1e-12, record_every=None, check_stability=True):
     """Gradient descent on least squares: the ReLU solver with the identity activation.
 
     Same arguments and result (:class:`ibcore.relu.GDResult`) as

@@ -10,7 +10,7 @@ A chapter's first (hidden) cell is::
 Importing this module applies the house plot style
 (:func:`ibcore.plotting.use_house_style`) and brings the names that chapters use
 around the solvers: the sweep runner and its summaries, the explorer, the plot
-helpers, the progress bar, and :func:`glue`.
+helpers, the progress bar, and :func:`myst_nb.glue`.
 """
 from __future__ import annotations
 

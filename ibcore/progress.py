@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["progress", "progress_enabled"]
+__all__ = ["progress"]
 
 
-def progress_enabled() -> bool:
+def _progress_enabled() -> bool:
     """False when ``IBCORE_PROGRESS`` is ``0``/``false`` (as in book builds)."""
     return os.environ.get("IBCORE_PROGRESS", "1").strip().lower() not in ("0", "false", "no")
 
@@ -22,4 +22,4 @@ def progress(iterable=None, *, total=None, desc=None, enabled=True, **kwargs):
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, leave=False,
-                disable=not (enabled and progress_enabled()), **kwargs)
+                disable=not (enabled and _progress_enabled()), **kwargs)

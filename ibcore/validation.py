@@ -17,7 +17,6 @@ __all__ = [
     "nonnegative_int",
     "positive_float",
     "nonnegative_float",
-    "as_generator",
     "orthonormal_columns",
 ]
 
@@ -125,15 +124,6 @@ def nonnegative_float(name: str, value) -> float:
     return float(value)
 
 
-def as_generator(rng) -> np.random.Generator:
-    """Turn ``None``, an integer seed or a Generator into a :class:`numpy.random.Generator`."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0):
-        return np.random.default_rng(rng)
-    raise ValueError(f"rng must be None, a non-negative integer seed or a numpy Generator, got {rng!r}")
-
-
 def orthonormal_columns(n: int, k: int, rng) -> np.ndarray:
     """An n × k matrix with orthonormal columns, Haar-distributed (k ≤ n).
 
@@ -143,5 +133,5 @@ def orthonormal_columns(n: int, k: int, rng) -> np.ndarray:
     n, k = positive_int("n", n), positive_int("k", k)
     if k > n:
         raise ValueError(f"k must be at most n for orthonormal columns, got n={n}, k={k}")
-    Q, R = np.linalg.qr(as_generator(rng).standard_normal((n, k)))
+    Q, R = np.linalg.qr(np.random.default_rng(rng).standard_normal((n, k)))
     return Q * np.sign(np.diag(R))

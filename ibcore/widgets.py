@@ -62,7 +62,7 @@ def _figure_png(fig, dpi: int) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
-        from ibcore.plotting import report_figure
+        from ibcore._figure_report import report_figure
 
         report_figure(fig, drawn=True)  # laid out by savefig: no second layout pass
     plt.close(fig)

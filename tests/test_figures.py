@@ -1,8 +1,8 @@
 """No legend of the book covers plotted data.
 
 While nbval executes the chapters (``make test``'s ``chapters`` stage), ``IBCORE_FIGURE_REPORT``
-names a file to which ``ibcore.plotting`` appends a check of every figure a chapter displays
-and of every explorer frame (:func:`ibcore.plotting.legend_overlaps`). This module runs after
+names a file to which the chapters' kernels append a check of every figure a chapter displays
+and of every explorer frame (``ibcore._figure_report``, loaded by tools/ipython_kernel_config.py). This module runs after
 the chapters in the same pytest session and reads that report; without the variable it skips.
 """
 from __future__ import annotations

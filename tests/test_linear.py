@@ -63,21 +63,21 @@ def test_gd_limit_is_the_interpolator_closest_to_w0(problem):
 def test_stability_bound_is_2n_over_the_top_eigenvalue(problem):
     X, y, w0 = problem
     mu = np.linalg.eigvalsh(X @ X.T)
-    bound = linear.stability_bound(X)
+    bound = linear.least_squares_stability_bound(X)
     assert bound == pytest.approx(2 * X.shape[0] / mu[-1], rel=1e-12)
     # just below: GD converges (with the check on); just above: it diverges (with the check off)
-    assert linear.gradient_descent(X, y, w0, lr=0.99 * bound, record_every=None).success
+    assert linear.least_squares_gd(X, y, w0, lr=0.99 * bound, record_every=None).success
     with pytest.raises(ValueError, match="stability bound"):
-        linear.gradient_descent(X, y, w0, lr=1.01 * bound)
+        linear.least_squares_gd(X, y, w0, lr=1.01 * bound)
     with pytest.raises(DivergenceError) as info:
-        linear.gradient_descent(X, y, w0, lr=1.01 * bound, check_stability=False, record_every=None)
+        linear.least_squares_gd(X, y, w0, lr=1.01 * bound, check_stability=False, record_every=None)
     assert info.value.unit == "GD step" and info.value.step > 0
 
 
 def test_gradient_descent_reaches_the_limit_at_the_predicted_rate(problem):
     X, y, w0 = problem
-    lr = 0.5 * linear.stability_bound(X)
-    run = linear.gradient_descent(X, y, w0, lr=lr)
+    lr = 0.5 * linear.least_squares_stability_bound(X)
+    run = linear.least_squares_gd(X, y, w0, lr=lr, record_every=1)
     assert run.success and run.activation == "identity" and isinstance(run.n_steps, int)
     limit = linear.gd_limit(X, y, w0)
     assert np.linalg.norm(run.w - limit) / np.linalg.norm(limit) < 1e-9
@@ -93,7 +93,7 @@ def test_gradient_descent_reaches_the_limit_at_the_predicted_rate(problem):
     w = w0.copy()
     for _ in range(50):
         w -= lr * X.T @ (X @ w - y) / X.shape[0]
-    short = linear.gradient_descent(X, y, w0, lr=lr, max_steps=50, tol=0, record_every=None)
+    short = linear.least_squares_gd(X, y, w0, lr=lr, max_steps=50, tol=0, record_every=None)
     np.testing.assert_allclose(short.w, w, rtol=1e-10)
 
 
@@ -105,8 +105,8 @@ def test_gradient_descent_reaches_the_limit_at_the_predicted_rate(problem):
     (lambda X, y, w0: linear.gd_limit(X, y, w0[:-1]), r"w0 must have shape \(60,\)"),
     (lambda X, y, w0: linear.gd_limit(X, np.where(y > 0, np.nan, y), w0), r"y must be finite"),
     (lambda X, y, w0: linear.row_space_projection(X, w0[:3]), r"v must have shape"),
-    (lambda X, y, w0: linear.gradient_descent(X, y, w0, lr=-1.0), r"lr must be a positive"),
-    (lambda X, y, w0: linear.gradient_descent(X, y, w0, lr=1e-3, record_every=0), r"record_every"),
+    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=-1.0), r"lr must be a positive"),
+    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=1e-3, record_every=0), r"record_every"),
 ])
 def test_bad_input_raises_value_error_naming_the_parameter(problem, call, match):
     with pytest.raises(ValueError, match=match):

@@ -1,13 +1,13 @@
 """The nbval plugin for MyST chapters: it runs them, and a failing assert fails the run."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,22 +64,38 @@ def test_passing_and_failing_chapters(tmp_path):
 
 
 def test_reference_outputs_are_compared(tmp_path):
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
     (tmp_path / "ch.md").write_text(chapter("""
         ```{code-cell} ipython3
         print(2 + 2)
         ```
         """))
-    ref = tmp_path / "ref"
-    ref.mkdir()
+    cache = tmp_path / "_build" / ".jupyter_cache"
 
-    def reference(text):
-        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-            "print(2 + 2)", execution_count=1, outputs=[nbformat.v4.new_output("stream", name="stdout", text=text)])])
-        (ref / "ch.ipynb").write_text(json.dumps(nb))
+    def reference(text):  # the chapter as a build stored it, printing ``text``
+        nb = jupytext.read(tmp_path / "ch.md", fmt="md:myst")
+        nb.cells[-1].outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        nb.cells[-1].execution_count = 1
+        get_cache(str(cache)).cache_notebook_bundle(CacheBundleIn(nb, str(tmp_path / "ch.md")),
+                                                    check_validity=False, overwrite=True)
 
+    missing = run_pytest(tmp_path, "--nbval-myst-reference", str(cache))
+    assert missing.returncode == 1 and "no executed copy" in missing.stdout, missing.stdout
     reference("4\n")
-    same = run_pytest(tmp_path, "--nbval-myst-reference", str(ref), "--ignore", str(ref))
+    same = run_pytest(tmp_path, "--nbval-myst-reference", str(cache))
     assert same.returncode == 0, same.stdout + same.stderr
     reference("5\n")
-    differ = run_pytest(tmp_path, "--nbval-myst-reference", str(ref), "--ignore", str(ref))
+    differ = run_pytest(tmp_path, "--nbval-myst-reference", str(cache))
     assert differ.returncode == 1 and "Cell outputs differ" in differ.stdout, differ.stdout
+
+
+def test_pytest_runs_without_nbval(tmp_path):
+    (tmp_path / "test_plain.py").write_text("def test_one():\n    assert 1\n")
+    (tmp_path / "ch.md").write_text(chapter("```{code-cell} ipython3\nx = 1\n```\n"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.nbval_myst", "-p", "no:nbval",
+                            "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0 and "1 passed" in plain.stdout, plain.stdout + plain.stderr

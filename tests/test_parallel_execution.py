@@ -1,73 +1,51 @@
-"""tools.parallel_execution: the chapters the execution cache lacks run before Sphinx reads them,
-and are stored where myst-nb (and the nbval plugin) will find them."""
+"""tools/parallel_execution.py: the notebooks missing from the execution cache run before Sphinx
+reads them (jupyter-cache's parallel executor), once, where myst-nb finds them; one that
+fails is left for myst-nb to execute again and report."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-import pytest
+from jupyter_cache import get_cache
 
-from tools import parallel_execution as pe
-from tools.notebooks import executed_from_cache
+from .test_nbval_plugin import ROOT, chapter
 
-from .test_nbval_plugin import chapter
+# each chapter appends its name to runs.txt, so the test counts its executions
+CODE = 'open("runs.txt", "a").write("{name}\\n"); import os; print({value}, os.path.basename(os.getcwd()))'
 
 
-def book(tmp_path: Path, chapters: dict[str, str], mode: str = "cache") -> tuple[Path, Path, Path]:
-    """A book in ``tmp_path`` with a MyST chapter per (name, code); returns (root, config, out)."""
-    toc = ["format: jb-book", "root: intro", "chapters:"]
-    (tmp_path / "intro.md").write_text("# Intro\n")
+def build(book: Path, chapters: dict[str, str]) -> subprocess.CompletedProcess:
+    """Build a small book of ``chapters`` (name -> code) with the extension, as `make site` builds."""
+    (book / "intro.md").write_text("# Intro\n")
+    (book / "sub").mkdir(exist_ok=True)
     for name, code in chapters.items():
-        (tmp_path / f"{name}.md").write_text(chapter(f"```{{code-cell}} ipython3\n{code}\n```\n"))
-        toc.append(f"  - file: {name}")
-    (tmp_path / "_toc.yml").write_text("\n".join(toc) + "\n")
-    config = tmp_path / "_config.yml"
-    config.write_text(f"execute:\n  execute_notebooks: {mode}\n  timeout: 60\n")
-    return tmp_path, config, tmp_path / "_build" / "html"
+        (book / "sub" / f"{name}.md").write_text(chapter(f"```{{code-cell}} ipython3\n{code}\n```\n"))
+    toc = "format: jb-book\nroot: intro\nchapters:\n" + "".join(f"  - file: sub/{n}\n" for n in chapters)
+    (book / "_toc.yml").write_text(toc)
+    (book / "_config.yml").write_text(
+        "title: t\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: cache\n  timeout: 60\n"
+        f"sphinx:\n  local_extensions:\n    parallel_execution: {ROOT / 'tools'}\n")
+    return subprocess.run([sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+                           "build", str(book), "-W", "-n", "--keep-going", "-q"],
+                          cwd=book, capture_output=True, text=True, timeout=600)
 
 
-def test_missing_chapters_run_once_and_land_where_the_build_looks(tmp_path):
-    root, config, out = book(tmp_path, {"a": "print(6 * 7)", "b": "import os; print(os.path.basename(os.getcwd()))"})
-    lines: list[str] = []
-    assert pe.execute_missing(config, out, jobs=2, root=root, log=lines.append) == 2
-    assert pe.cache_path({}, out) == (tmp_path / "_build" / ".jupyter_cache").resolve()
-    outputs = {name: executed_from_cache(root / f"{name}.md", pe.cache_path({}, out)).cells[1].outputs[0]["text"]
-               for name in ("a", "b")}
-    assert outputs == {"a": "42\n", "b": tmp_path.name + "\n"}  # b ran in its own folder
-    assert pe.execute_missing(config, out, jobs=2, root=root) == 0  # now cached: nothing runs
-    assert any("2 chapters missing" in line for line in lines)
+def test_missing_notebooks_run_once_before_sphinx_reads_them(tmp_path):
+    ok = {"a": CODE.format(name="a", value="6 * 7"), "b": CODE.format(name="b", value="6 * 8")}
+    first = build(tmp_path, {**ok, "c": 'raise RuntimeError("the claim is false")'})
+    out = first.stdout + first.stderr
+    assert first.returncode != 0, out  # c fails the strict build...
+    assert "executing 3 notebooks missing" in out and "executed 2" in out and "1 failed" in out, out
+    assert "the claim is false" in out and "sub/c.md: WARNING: Executing notebook failed" in out, out
+    assert sorted((tmp_path / "sub" / "runs.txt").read_text().split()) == ["a", "b"]  # ...run once each
+    assert "42 sub" in (tmp_path / "_build" / "html" / "sub" / "a.html").read_text()  # in its own folder
+    assert len(get_cache(str(tmp_path / "_build" / ".jupyter_cache")).list_cache_records()) == 2
 
-
-def test_a_failing_chapter_is_left_for_the_build_to_report(tmp_path):
-    root, config, out = book(tmp_path, {"ok": "x = 1", "bad": "raise RuntimeError('no')"})
-    lines: list[str] = []
-    assert pe.execute_missing(config, out, jobs=1, root=root, log=lines.append) == 1
-    assert pe.missing([root / "ok.md", root / "bad.md"], pe.cache_path({}, out)) == [root / "bad.md"]
-    assert any("bad" in line and "failed" in line for line in lines)
-
-
-def test_nothing_runs_unless_the_book_executes_through_the_cache(tmp_path):
-    root, config, out = book(tmp_path, {"a": "x = 1"}, mode="force")
-    assert pe.execute_missing(config, out, root=root) == 0
-    assert not (tmp_path / "_build").exists()
-
-
-def test_jobs_must_be_positive(tmp_path, monkeypatch):
-    root, config, out = book(tmp_path, {"a": "x = 1"})
-    for jobs in (-1, 0):
-        with pytest.raises(ValueError, match="jobs"):
-            pe.execute_missing(config, out, jobs=jobs, root=root)
-    monkeypatch.setenv("IB_BUILD_JOBS", "two")
-    with pytest.raises(ValueError, match="IB_BUILD_JOBS"):
-        pe.execute_missing(config, out, root=root)
-
-
-def test_a_chapter_whose_execution_raises_is_left_for_the_build(tmp_path, monkeypatch):
-    root, config, out = book(tmp_path, {"a": "x = 1"})
-
-    def kernel_died(path, timeout):
-        raise RuntimeError("kernel died")
-
-    monkeypatch.setattr(pe, "_execute", kernel_died)
-    lines: list[str] = []
-    assert pe.execute_missing(config, out, jobs=1, root=root, log=lines.append) == 0
-    assert any("failed (RuntimeError)" in line for line in lines)
+    (tmp_path / "sub" / "c.md").unlink()
+    shutil.rmtree(tmp_path / "_build" / ".doctrees")  # Sphinx reads every page again...
+    again = build(tmp_path, ok)  # ...and finds them in the cache: nothing runs
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "executing" not in again.stdout
+    assert sorted((tmp_path / "sub" / "runs.txt").read_text().split()) == ["a", "b"]

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from ibcore import plotting, progress  # noqa: E402
+from ibcore import _figure_report, plotting, progress  # noqa: E402
 from ibcore.widgets import explorer, static_mode  # noqa: E402
 
 
@@ -120,10 +120,10 @@ def _legend_figure(loc):
 
 def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner():
     plotting.use_house_style()
-    over = plotting.legend_overlaps(_legend_figure("center"))
+    over = _figure_report.legend_overlaps(_legend_figure("center"))
     assert len(over) == 1 and {"rising", "flat"} <= set(over[0]["covers"])
-    assert plotting.legend_overlaps(_legend_figure("upper left")) == []
-    bottom_right = plotting.legend_overlaps(_legend_figure("lower right"))
+    assert _figure_report.legend_overlaps(_legend_figure("upper left")) == []
+    bottom_right = _figure_report.legend_overlaps(_legend_figure("lower right"))
     assert bottom_right and "point" in bottom_right[0]["covers"], "scatter points count as data"
     plt.close("all")
 
@@ -136,13 +136,13 @@ def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc, inli
     from IPython.core.pylabtools import print_figure
 
     plotting.use_house_style()
-    fresh = plotting.legend_overlaps(_legend_figure(loc))
+    fresh = _figure_report.legend_overlaps(_legend_figure(loc))
     fig = _legend_figure(loc)
     if inline:  # what IPython does to display a figure (retina PNG, tight bounding box)
         print_figure(fig, "png", bbox_inches="tight", base64=False, dpi=200)
     else:  # what an explorer frame does
         fig.savefig(io.BytesIO(), format="png", dpi=80)
-    assert plotting.legend_overlaps(fig, drawn=True) == fresh
+    assert _figure_report.legend_overlaps(fig, drawn=True) == fresh
     plt.close("all")
 
 
@@ -155,7 +155,7 @@ def test_legend_outside_clears_the_data_and_the_axis_labels(where):
     ax.plot(x, 1 - x, label="falling")          # together, no corner of the axes is clear
     ax.set_xlabel("x")
     legend = plotting.legend_outside(ax, where, fontsize=8)
-    assert plotting.legend_overlaps(fig) == []
+    assert _figure_report.legend_overlaps(fig) == []
     renderer = fig.canvas.get_renderer()
     box, axes_box = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
     if where == "right":
@@ -172,8 +172,8 @@ def test_report_figure_appends_one_json_line_per_figure(tmp_path, monkeypatch):
     report = tmp_path / "figures.jsonl"
     monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
     monkeypatch.setenv("IBCORE_NOTEBOOK", "book/x.md")
-    plotting.report_figure(_legend_figure("center"))
-    plotting.report_figure(_legend_figure("upper left"))
+    _figure_report.report_figure(_legend_figure("center"))
+    _figure_report.report_figure(_legend_figure("upper left"))
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     assert [r["notebook"] for r in lines] == ["book/x.md"] * 2
     assert len(lines[0]["overlaps"]) == 1 and lines[1]["overlaps"] == []

@@ -209,6 +209,8 @@ def _render_role(m: re.Match, ctx: _Context) -> str:
     explicit = _TEXT_TARGET.match(content)
     if role == "eq":
         return f"({content})"
+    if role.startswith("py:"):  # a link to the Library reference: the name, as code
+        return f"`{explicit['text'] if explicit else content.lstrip('~')}`"
     if explicit:
         return explicit["text"]
     if role == "doc":

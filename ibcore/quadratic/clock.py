@@ -3,10 +3,10 @@
 Every function of :mod:`ibcore.quadratic` that runs the dynamics (the ODE
 integrators, the SGD simulator, the trials) takes its horizon as ``t_max`` in
 :math:`t'`, the time in which gradient flow depends on neither γ nor p. SGD
-needs a whole number of steps; :func:`sgd_steps` is the only place where that
+needs a whole number of steps; :func:`~ibcore.quadratic.sgd_steps` is the only place where that
 number is computed, with one rounding rule (the nearest integer, at least 1).
-:func:`sgd_time` is its inverse, and :func:`time_grid` /
-:func:`evaluation_times` build and check the output times of the ODEs.
+:func:`~ibcore.quadratic.sgd_time` is its inverse, and :func:`~ibcore.quadratic.time_grid` /
+``_evaluation_times`` build and check the output times of the ODEs.
 
 Gradient flow (no :math:`\\gamma^2` term) is ``lr=None`` everywhere; it has no
 learning rate, hence no clock in samples, only :math:`t'`.
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
 
-__all__ = ["sgd_steps", "sgd_time", "time_grid", "evaluation_times"]
+__all__ = ["sgd_steps", "sgd_time", "time_grid"]
 
 
 def sgd_steps(t_max, *, p, lr, N):
@@ -94,8 +94,8 @@ def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
     return np.concatenate([[0.0], np.geomspace(t_min, t_max, n_points - 1)])
 
 
-def evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
-    """The output times of an ODE run: ``t_eval`` checked, or :func:`time_grid` of ``t_max``.
+def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
+    """The output times of an ODE run: ``t_eval`` checked, or :func:`~ibcore.quadratic.time_grid` of ``t_max``.
 
     ``t_eval`` (e.g. the record times ``run.t`` of an SGD run) must be
     non-negative and strictly increasing; ``t_max``, if given with it, must not

@@ -1,29 +1,29 @@
 """One SGD run next to the ODEs started from its own finite-N overlaps.
 
-:func:`sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
+:func:`~ibcore.quadratic.sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
 and integrates, from the run's exact :math:`(Q(0), R(0), T)` and at its record
 times, the ODEs with the :math:`\\gamma^2` term and without it (gradient flow).
-It is the computation behind :func:`~ibcore.quadratic.trials.sgd_ode_gap_trial`
+It is the computation behind :func:`~ibcore.quadratic.sgd_ode_gap_trial`
 and the SGD-against-ODE figures of chapters 1 and 2.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_generator, positive_float, positive_int
+from .._result import result
+from ..validation import positive_float, positive_int
 from .clock import sgd_steps
 from .initialisation import random_init
 from .odes import integrate_odes
-from .overlaps import validated_sizes
+from .order_parameters import _validated_sizes
 from .sgd import SGDTrajectory, sgd_one_pass
 from .trajectory import Trajectory
 
 __all__ = ["SGDODEComparison", "sgd_ode_comparison"]
 
 
-@dataclass(frozen=True)
+@result
 class SGDODEComparison:
     """One SGD run and the ODEs started from its exact finite-N overlaps.
 
@@ -74,7 +74,7 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
 
     Draws an orthonormal teacher and a student
     :math:`W_0 = c\\,Q_rW^* + \\sqrt{q_0}G`
-    (:func:`~ibcore.quadratic.initialisation.random_init`, :math:`c` =
+    (:func:`~ibcore.quadratic.random_init`, :math:`c` =
     ``informative``), runs SGD up to :math:`t'` = ``t_max``, recording about
     ``n_records`` times, and integrates the ODEs, with and without the γ² term,
     from the run's exact :math:`(Q(0), R(0), T)` at the record times.
@@ -105,11 +105,11 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     -------
     SGDODEComparison
     """
-    p, p_star, N = validated_sizes(p, p_star, N)
+    p, p_star, N = _validated_sizes(p, p_star, N)
     n_steps = sgd_steps(t_max, p=p, lr=lr, N=N)
     n_records = positive_int("n_records", n_records)
     positive_float("q0", q0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
     run = sgd_one_pass(W0, W_star, lr=lr, n_steps=n_steps, rng=rng,
                        record_every=max(1, n_steps // n_records))

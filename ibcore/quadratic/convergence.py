@@ -9,28 +9,28 @@ Under gradient flow from an isotropic start that reaches the manifold
   :math:`\\epsilon_g\\simeq\\frac{(p-p^*)(p^*+2)}{64(p+2)}\\,t'^{-2}`, set by the
   quartic (marginal) directions of the surplus units.
 
-:func:`late_time_law` returns the law, :func:`fit_decay` measures one.
+:func:`~ibcore.quadratic.late_time_law` returns the law, :func:`~ibcore.quadratic.fit_decay` measures one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array, nonnegative_float
-from .overlaps import validated_sizes
+from .order_parameters import _validated_sizes
 
 __all__ = ["LateTimeLaw", "late_time_law", "DecayFit", "fit_decay"]
 
 
-@dataclass(frozen=True)
+@result
 class LateTimeLaw:
-    """The predicted late-time decay of the risk (:func:`late_time_law`).
+    """The predicted late-time decay of the risk (:func:`~ibcore.quadratic.late_time_law`).
 
     Attributes
     ----------
-    kind : {"exponential", "power"}
-        :math:`\\epsilon_g\\propto e^{-\\text{rate}\\,t'}` or
+    kind : str
+        ``"exponential"``, :math:`\\epsilon_g\\propto e^{-\\text{rate}\\,t'}`, or ``"power"``,
         :math:`\\epsilon_g\\simeq\\text{prefactor}\\cdot t'^{-\\text{exponent}}`.
     rate : float
         Exponential rate in :math:`t'` (:math:`8/p^*`); ``nan`` for a power law.
@@ -60,7 +60,7 @@ def late_time_law(p, p_star):
         The notes flag that the abstract's "exponential decay" likely refers
         to the escape, not to this tail [I].
     """
-    p, p_star = validated_sizes(p, p_star, p_at_least_p_star="for convergence to zero loss")
+    p, p_star = _validated_sizes(p, p_star, p_at_least_p_star="for convergence to zero loss")
     nan = float("nan")
     if p == p_star:
         return LateTimeLaw(kind="exponential", rate=8.0 / p_star, exponent=nan, prefactor=nan)
@@ -68,7 +68,7 @@ def late_time_law(p, p_star):
                        prefactor=(p - p_star) * (p_star + 2.0) / (64.0 * (p + 2.0)))
 
 
-@dataclass(frozen=True)
+@result
 class DecayFit:
     """Least-squares fit of a late-time decay.
 

@@ -16,19 +16,19 @@ Expanding to second order in a perturbation E (notes §11.5):
 with :math:`\\tau = \\mathrm{Tr}\\mathcal M`. The Hessian is a :math:`pN\\times pN`
 matrix indexed by the row-major flattening of the p × N weights
 (entry ``i * N + n`` is :math:`U_{in}`). Eigenvalues w.r.t. U are O(1) (those
-of the table, :func:`hessian_spectrum_table`); w.r.t. the raw W they are
+of the table, :func:`~ibcore.quadratic.hessian_spectrum_table`); w.r.t. the raw W they are
 divided by N (``wrt="W"``). Multiply the U-eigenvalues by p for linear rates
 in :math:`t'`, by γ for rates in α. A loss without the ½ doubles them.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, orthonormal_columns, positive_int
+from .._result import result
+from ..validation import finite_array, orthonormal_columns, positive_int
 from .initialisation import StudentTeacher, random_frame
-from .overlaps import overlaps, population_risk, validated_sizes, validated_weights
+from .order_parameters import overlaps, population_risk, _validated_sizes, _validated_weights
 from .symmetry import conserved_frame
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 #: Largest p·N for which the dense Hessian is built (a 8000² matrix is 512 MB).
-MAX_HESSIAN_SIZE = 8000
+_MAX_HESSIAN_SIZE = 8000
 
 
 def _scale(wrt, N):
@@ -66,7 +66,7 @@ def population_gradient(W, W_star, *, wrt="U"):
         Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
         the raw W (the gradient is then divided by :math:`\\sqrt N`).
     """
-    W, W_star = validated_weights(W, W_star)
+    W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
     _scale(wrt, N)
@@ -100,12 +100,12 @@ def population_hessian(W, W_star, *, wrt="U"):
     -------
     ndarray, shape (p*N, p*N), symmetric, row-major flattening of the weights.
     """
-    W, W_star = validated_weights(W, W_star)
+    W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
     scale = _scale(wrt, N)
-    if p * N > MAX_HESSIAN_SIZE:
-        raise ValueError(f"W has p*N = {p * N} entries, too many for a dense Hessian (limit {MAX_HESSIAN_SIZE})")
+    if p * N > _MAX_HESSIAN_SIZE:
+        raise ValueError(f"W has p*N = {p * N} entries, too many for a dense Hessian (limit {_MAX_HESSIAN_SIZE})")
     U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
     M = U.T @ U / p - U_star.T @ U_star / p_star
     tau = np.trace(M)
@@ -119,7 +119,8 @@ def population_hessian(W, W_star, *, wrt="U"):
     return H * scale
 
 
-class GroupedSpectrum(NamedTuple):
+@result
+class GroupedSpectrum:
     """Distinct eigenvalues and their multiplicities."""
 
     values: np.ndarray
@@ -161,7 +162,7 @@ def _validated_point(kind, p, p_star, N):
     """Checks shared by the reference points and their analytic table."""
     if kind not in _KINDS:
         raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-    p, p_star, N = validated_sizes(p, p_star, N)
+    p, p_star, N = _validated_sizes(p, p_star, N)
     if N < p + p_star:
         raise ValueError(f"N must be at least p + p_star = {p + p_star}, got {N!r}")
     return p, p_star, N
@@ -189,7 +190,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
         exactly; unpacks as ``W, W_star``.
     """
     p, p_star, N = _validated_point(kind, p, p_star, N)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     basis = np.sqrt(N) * orthonormal_columns(N, p + p_star, rng).T
     W_star = basis[:p_star]
     if kind == "zero":
@@ -281,7 +282,7 @@ def teacher_directions(p, W_star):
     -------
     ndarray, shape (p * p_star, p * N)
         Orthonormal rows, in the row-major flattening of
-        :func:`population_hessian`.
+        :func:`~ibcore.quadratic.population_hessian`.
     """
     p = positive_int("p", p)
     W_star = finite_array("W_star", W_star, ndim=2)
@@ -291,8 +292,9 @@ def teacher_directions(p, W_star):
     return np.kron(np.eye(p), span)
 
 
-class ZeroModes(NamedTuple):
-    """The flat directions of the Hessian on the zero-loss manifold (:func:`zero_mode_directions`)."""
+@result
+class ZeroModes:
+    """The flat directions of the Hessian on the zero-loss manifold (:func:`~ibcore.quadratic.zero_mode_directions`)."""
 
     tangent: np.ndarray
     """Rotations along the manifold, shape (p p* - p*(p*+1)/2, p N)."""
@@ -321,7 +323,7 @@ def zero_mode_directions(W, W_star):
     Parameters
     ----------
     W : array_like, shape (p, N)
-        A point of the zero-loss manifold (e.g. :func:`critical_point` with
+        A point of the zero-loss manifold (e.g. :func:`~ibcore.quadratic.critical_point` with
         ``"zero_loss"``); checked to have zero risk.
     W_star : array_like, shape (p_star, N)
         Orthonormal teacher (:math:`W^*W^{*T}/N = I`).
@@ -331,10 +333,10 @@ def zero_mode_directions(W, W_star):
     ZeroModes
         ``tangent`` (p p* - p*(p*+1)/2, p N) and ``marginal``
         ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
-        :func:`population_hessian`), mutually orthogonal; unpacks as
+        :func:`~ibcore.quadratic.population_hessian`), mutually orthogonal; unpacks as
         ``tangent, marginal``.
     """
-    W, W_star = validated_weights(W, W_star)
+    W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
     p_star = W_star.shape[0]
     if p < p_star:

@@ -1,14 +1,14 @@
 """Initial conditions shared by SGD and the ODEs.
 
-* :func:`orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
+* :func:`~ibcore.quadratic.orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
   exactly (needed for the exact conservation of the frame :math:`S`, §5 of the
   notes).
-* :func:`random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
+* :func:`~ibcore.quadratic.random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
   (G standard Gaussian); ``informative = c > 0`` gives the :math:`O(1)`
   initial overlap that SGD-vs-ODE *trajectory* comparisons need (addendum of
   the notes), ``informative = 0`` the usual random start with
   :math:`R(0) = O(N^{-1/2})`.
-* :func:`initial_overlaps` samples the ODE initial condition of a random start
+* :func:`~ibcore.quadratic.initial_overlaps` samples the ODE initial condition of a random start
   directly, without weights, so that N can be 10⁷ or more.
 
 Run the ODE from ``overlaps(W0, W_star)`` to start it from exactly the
@@ -16,17 +16,18 @@ finite-N point an SGD run starts from.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
-from ..validation import as_generator, nonnegative_float, orthonormal_columns, positive_float, positive_int
-from .overlaps import Overlaps, validated_sizes
+from .._result import result
+from ..validation import nonnegative_float, orthonormal_columns, positive_float, positive_int
+from .order_parameters import Overlaps, _validated_sizes
 
 __all__ = ["StudentTeacher", "orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
 
 
-class StudentTeacher(NamedTuple):
+@result
+class StudentTeacher:
     """Student and teacher first-layer weights."""
 
     W: np.ndarray
@@ -54,14 +55,14 @@ def orthonormal_teacher(p_star, N, *, rng=None):
     N = positive_int("N", N)
     if N < p_star:
         raise ValueError(f"N must be at least p_star = {p_star}, got {N!r}")
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     return np.sqrt(N) * orthonormal_columns(N, p_star, rng).T
 
 
 def random_frame(p, p_star, *, rng=None):
     """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*)."""
-    p, p_star = validated_sizes(p, p_star)
-    rng = as_generator(rng)
+    p, p_star = _validated_sizes(p, p_star)
+    rng = np.random.default_rng(rng)
     if p >= p_star:
         return orthonormal_columns(p, p_star, rng)
     return orthonormal_columns(p_star, p, rng).T
@@ -97,10 +98,10 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
         ``W`` (p, N), the student, and ``W_star`` (p_star, N); unpacks as
         ``W0, W_star``.
     """
-    p, p_star, N = validated_sizes(p, p_star, N)
+    p, p_star, N = _validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)
     informative = nonnegative_float("informative", informative)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     W_star = orthonormal_teacher(p_star, N, rng=rng)
     W0 = np.sqrt(q0) * rng.standard_normal((p, N))
     if informative:
@@ -131,8 +132,8 @@ def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
         ``Q`` (p, p) :math:`= q_0 I`, ``R`` (p, p_star) and ``T``, the
         identity; unpacks as ``Q0, R0, T``.
     """
-    p, p_star, N = validated_sizes(p, p_star, N)
+    p, p_star, N = _validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     R0 = np.sqrt(q0 / N) * rng.standard_normal((p, p_star))
     return Overlaps(q0 * np.eye(p), R0, np.eye(p_star))

@@ -9,10 +9,10 @@ its factors (Isserlis' theorem),
 
     E[z_{a_1}\\cdots z_{a_{2m}}] = \\sum_{\\text{pairings}}\\ \\prod_{(k,l)} C_{a_ka_l}.
 
-:func:`gaussian_moment` enumerates the pairings exactly (:func:`wick_pairings`),
+:func:`~ibcore.quadratic.gaussian_moment` enumerates the pairings exactly (:func:`~ibcore.quadratic.wick_pairings`),
 which is how a student can check any moment without Monte Carlo;
-:func:`error_first_moments` and :func:`phi_matrix` are the closed forms of the
-moments the ODEs need [D], and :func:`phi_coefficients` the scalar coefficients
+``_error_first_moments`` and :func:`~ibcore.quadratic.phi_matrix` are the closed forms of the
+moments the ODEs need [D], and ``_phi_coefficients`` the scalar coefficients
 that the integrators share.
 """
 from __future__ import annotations
@@ -20,14 +20,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, nonnegative_int
-from .overlaps import validated_overlaps
+from .order_parameters import _validated_overlaps
 
 __all__ = [
     "wick_pairings",
     "gaussian_moment",
-    "error_first_moments",
     "phi_matrix",
-    "phi_coefficients",
 ]
 
 
@@ -98,7 +96,7 @@ def gaussian_moment(cov, indices):
                      for pairing in wick_pairings(len(idx))))
 
 
-def error_first_moments(Q, R, T=None):
+def _error_first_moments(Q, R, T=None):
     """First-order moments that drive gradient flow.
 
     With the error :math:`\\Delta = \\hat y - y` and :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`,
@@ -117,14 +115,14 @@ def error_first_moments(Q, R, T=None):
     m_Q : ndarray, shape (p, p)
         :math:`E[\\Delta\\lambda\\lambda^T]`.
     """
-    Q, R, T, p, p_star = validated_overlaps(Q, R, T, time_axis=False)
+    Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
     tau = np.trace(Q) / p - np.trace(T) / p_star
     m_R = tau * R + 2.0 * (Q @ R / p - R @ T / p_star)
     m_Q = tau * Q + 2.0 * (Q @ Q / p - R @ R.T / p_star)
     return m_R, m_Q
 
 
-def phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
+def _phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
     """The six scalar coefficients of :math:`\\Phi + \\Delta Q` as a matrix polynomial.
 
     .. math::
@@ -134,7 +132,7 @@ def phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
 
     given the scalar invariants :math:`\\mathrm{Tr}Q`, :math:`\\mathrm{Tr}Q^2`,
     :math:`\\|R\\|_F^2`, :math:`\\mathrm{Tr}T`, :math:`\\mathrm{Tr}T^2`. Shared by
-    :func:`phi_matrix`, the full ODEs and the reduced system, which evaluate
+    :func:`~ibcore.quadratic.phi_matrix`, the full ODEs and the reduced system, which evaluate
     the polynomial each in its own coordinates.
 
     Returns
@@ -175,12 +173,12 @@ def phi_matrix(Q, R, T=None, noise=0.0):
     -------
     ndarray, shape (p, p)
     """
-    Q, R, T, p, p_star = validated_overlaps(Q, R, T, time_axis=False)
+    Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
     noise = nonnegative_float("noise", noise)
     RRt = R @ R.T
     QQ = Q @ Q
     X = RRt @ Q
-    c = phi_coefficients(np.trace(Q), np.sum(Q * Q.T), np.sum(R * R), np.trace(T),
+    c = _phi_coefficients(np.trace(Q), np.sum(Q * Q.T), np.sum(R * R), np.trace(T),
                           np.sum(T * T.T), p, p_star, noise)
     return (c[0] * Q + c[1] * RRt + c[2] * (R @ T @ R.T) + c[3] * QQ
             + c[4] * (X + X.T) + c[5] * (QQ @ Q))

@@ -9,7 +9,7 @@ In the rescaled time :math:`t' = (\\gamma/p)\\alpha` the ODEs read [D]
                      + 4\\frac{\\gamma}{p}\\,(\\Phi + \\Delta Q),
 
 with :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*` and :math:`\\Phi` from
-:func:`~ibcore.quadratic.overlaps.phi_matrix`. The first-order part is exactly
+:func:`~ibcore.quadratic.phi_matrix`. The first-order part is exactly
 population gradient flow; the :math:`\\gamma^2` part comes from
 :math:`|x|^2/N \\to 1` in :math:`\\delta w_i\\cdot\\delta w_j`. In
 :math:`\\alpha` every rate is multiplied by :math:`\\gamma/p`. These are the
@@ -19,30 +19,30 @@ science notes (§3).
 The integrator works in :math:`t'` (rates of order one whatever γ and p) with
 an explicit high-order adaptive Runge-Kutta method, from :math:`t' = 0` to
 ``t_max``, and samples the dense output at the times of
-:func:`~ibcore.quadratic.clock.evaluation_times`. ``lr=None`` is gradient flow.
+``_evaluation_times``. ``lr=None`` is gradient flow.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float
-from .clock import evaluation_times
-from .moments import phi_coefficients
-from .overlaps import population_risk, validated_overlaps
+from .clock import _evaluation_times
+from .moments import _phi_coefficients
+from .order_parameters import population_risk, _validated_overlaps
 from .trajectory import Trajectory
 
-__all__ = ["OverlapRates", "ode_rhs", "integrate_odes", "solve_overlap_odes"]
+__all__ = ["OverlapRates", "ode_rhs", "integrate_odes"]
 
 #: Q or R entries beyond this size count as a blow-up of the ODE.
-BLOWUP = 1e8
+_BLOWUP = 1e8
 
 
 def _initial(Q0, R0, T):
     """Checked initial overlaps: symmetric Q0 and T, matching shapes."""
-    return validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False, symmetric=True)
+    return _validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False, symmetric=True)
 
 
 def _gamma_weight(lr, p):
@@ -82,7 +82,7 @@ class _FullRHS:
         # gradient-flow part of dQ: -4 tau Q + 8 (RR^T/p* - Q^2/p)
         cQ, cRR, cRTR, cQQ = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
         if self.g:
-            c = phi_coefficients(trQ, np.sum(Q * Q), np.sum(R * R), self.trT, self.trT2,
+            c = _phi_coefficients(trQ, np.sum(Q * Q), np.sum(R * R), self.trT, self.trT2,
                                   p, ps, self.noise)
             g4 = 4.0 * self.g
             cQ += g4 * c[0]
@@ -102,7 +102,8 @@ class _FullRHS:
         return out
 
 
-class OverlapRates(NamedTuple):
+@result
+class OverlapRates:
     """Time derivatives of the overlaps with respect to :math:`t'`."""
 
     dQ: np.ndarray
@@ -127,24 +128,24 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
     OverlapRates
         ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
     """
-    Q, R, T, p, p_star = validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
+    Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
     rhs = _FullRHS(p, p_star, T, _gamma_weight(lr, p), nonnegative_float("noise", noise))
     y = np.concatenate([Q.ravel(), R.ravel()])
     return OverlapRates(*rhs.split(rhs(0.0, y)))
 
 
 def _blowup_event(t, y):
-    return BLOWUP - np.max(np.abs(y))
+    return _BLOWUP - np.max(np.abs(y))
 
 
 _blowup_event.terminal = True
 
 
-def solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=()):
+def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=()):
     """``solve_ivp`` of an overlap system over :math:`[0, t'_{max}]`, with a terminal blow-up event.
 
-    The integrator shared by :func:`integrate_odes` and
-    :func:`~ibcore.quadratic.reduced.integrate_reduced`.
+    The integrator shared by :func:`~ibcore.quadratic.integrate_odes` and
+    :func:`~ibcore.quadratic.integrate_reduced`.
 
     Parameters
     ----------
@@ -166,7 +167,7 @@ def solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-1
     Raises
     ------
     DivergenceError
-        If a state entry exceeds ``BLOWUP`` or the integrator hits a
+        If a state entry exceeds 10⁸ (``_BLOWUP``) or the integrator hits a
         finite-time singularity; ``err.time`` is the time :math:`t'` reached.
     """
     rtol = positive_float("rtol", rtol)
@@ -182,7 +183,7 @@ def solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-1
         t_bad = float(sol.t[-1]) if sol.t.size else 0.0
     else:
         return sol
-    raise DivergenceError(f"ODE solution blew up (overlaps beyond {BLOWUP:g} or a finite-time "
+    raise DivergenceError(f"ODE solution blew up (overlaps beyond {_BLOWUP:g} or a finite-time "
                           f"singularity; lr too large?)", time=t_bad)
 
 
@@ -206,7 +207,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     noise : float
         Label-noise variance :math:`\\Delta`.
     n_points, grid, t_min
-        Output grid, see :func:`~ibcore.quadratic.clock.time_grid` (log-spaced by default).
+        Output grid, see :func:`~ibcore.quadratic.time_grid` (log-spaced by default).
     t_eval : array_like, optional
         Explicit increasing output times :math:`t'` (e.g. the record times
         ``run.t`` of an SGD run); overrides the grid options.
@@ -225,7 +226,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     Raises
     ------
     DivergenceError
-        If an overlap exceeds ``BLOWUP`` or the integrator hits a finite-time
+        If an overlap exceeds 10⁸ (``_BLOWUP``) or the integrator hits a finite-time
         singularity (e.g. γ too large for a plateau to exist). ``err.time``
         holds the time t′ of the blow-up (for a singularity, the last time
         reached).
@@ -233,14 +234,14 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     Q0, R0, T, p, p_star = _initial(Q0, R0, T)
     g = _gamma_weight(lr, p)
     noise = nonnegative_float("noise", noise)
-    t = evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
+    t = _evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
     rhs = _FullRHS(p, p_star, T, g, noise)
     y0 = np.concatenate([Q0.ravel(), R0.ravel()])
-    sol = solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
+    sol = _solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
     n_t = sol.y.shape[1]
     Q = sol.y[: p * p].T.reshape(n_t, p, p)
     R = sol.y[p * p:].T.reshape(n_t, p, p_star)
     Q = 0.5 * (Q + np.swapaxes(Q, 1, 2))
     risk = population_risk(Q, R, T, noise)
     return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T,
-                      lr=None if lr is None else float(lr), noise=noise, kind="ode", n_fev=int(sol.nfev))
+                      lr=None if lr is None else float(lr), noise=noise, kind="ode", nfev=int(sol.nfev), message=sol.message)

@@ -5,15 +5,15 @@ All formulas are for an orthonormal teacher (:math:`T = I`) and are written in
 checked numerically here; [V] from the paper's abstract; [I] our reading.
 
 * **Norm learning** [D]: with :math:`R = 0`, :math:`Q = qI`, gradient flow gives the
-  logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`norm_learning_overlap`.
+  logistic law :math:`\\dot q = 4q(1 - q/\\bar Q)`, :func:`~ibcore.quadratic.norm_learning_overlap`.
 * **Plateau** [D]: :math:`\\bar Q = p/(p+2)` under gradient flow; the γ² term
-  shifts it up (:func:`plateau_overlap`), risk :func:`plateau_risk`.
+  shifts it up (:func:`~ibcore.quadratic.plateau_overlap`), risk :func:`~ibcore.quadratic.plateau_risk`.
 * **Escape** [D]: under gradient flow :math:`R` grows like :math:`e^{4t'/p^*}`
-  (rate set by the teacher width only), :func:`linear_escape_overlap`; at a
+  (rate set by the teacher width only), :func:`~ibcore.quadratic.linear_escape_overlap`; at a
   finite learning rate the lifted plateau lowers the rate a little, and p
-  enters it (:func:`plateau_growth_rate`). The book's escape time
+  enters it (:func:`~ibcore.quadratic.plateau_growth_rate`). The book's escape time
   is the first time the risk falls below half the plateau risk
-  (:func:`escape_time`); under gradient flow it grows like
+  (:func:`~ibcore.quadratic.escape_time`); under gradient flow it grows like
   :math:`t'_{esc}\\simeq (p^*/8)\\ln N + c(p,p^*)` [D], overparameterisation
   only changing the offset :math:`c`
   ("modestly accelerates escape ... by modifying the prefactor" [V]; the
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, nonnegative_float, positive_float, positive_int
-from .overlaps import population_risk, validated_sizes
+from .order_parameters import population_risk, _validated_sizes
 
 __all__ = [
     "plateau_overlap",
@@ -37,7 +37,6 @@ __all__ = [
     "norm_learning_risk",
     "plateau_growth_rate",
     "linear_escape_overlap",
-    "escape_level",
     "escape_time",
     "escape_time_law",
 ]
@@ -77,7 +76,7 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
         If γ is so large that no plateau exists (the quadratic has no real
         root: the dynamics blows up instead).
     """
-    p, p_star = validated_sizes(p, p_star)
+    p, p_star = _validated_sizes(p, p_star)
     noise = nonnegative_float("noise", noise)
     if lr is None:
         return p / (p + 2.0)
@@ -127,7 +126,7 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
 
         \\epsilon_{R=0}(q) = \\tfrac12(q - 1)^2 + \\frac{q^2}{p} + \\frac1{p^*},
 
-    with :math:`q(t')` from :func:`norm_learning_overlap` (gradient flow,
+    with :math:`q(t')` from :func:`~ibcore.quadratic.norm_learning_overlap` (gradient flow,
     :math:`T = I`). It tends to the plateau risk :math:`\\frac1{p+2} + \\frac1{p^*}`;
     a run with a small :math:`R` departs from it by :math:`2\\|R\\|_F^2/(pp^*)`.
     """
@@ -152,7 +151,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
 
     exactly (the R-equation has no :math:`\\gamma^2` term; the learning rate
     acts only through the lifted plateau :math:`\\bar Q_\\gamma` of
-    :func:`plateau_overlap`). For gradient flow (``lr=None``) the student
+    :func:`~ibcore.quadratic.plateau_overlap`). For gradient flow (``lr=None``) the student
     terms cancel and :math:`r = 4/p^*`, set by the teacher width alone. At
     finite γ, to first order in :math:`g = \\gamma/p`,
     :math:`r \\approx \\frac4{p^*}\\big[1 - g\\big(1 + \\frac{p^*}{p+2}\\big)\\big]`: the
@@ -164,7 +163,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     p, p_star : int
         Student and teacher widths.
     lr : float or None
-        Learning rate γ (as in :func:`plateau_overlap`); ``None`` is gradient flow.
+        Learning rate γ (as in :func:`~ibcore.quadratic.plateau_overlap`); ``None`` is gradient flow.
     noise : float
         Label-noise variance Δ (it lifts the plateau further).
 
@@ -173,7 +172,7 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     float
         The rate r in :math:`t'`.
     """
-    p, p_star = validated_sizes(p, p_star)
+    p, p_star = _validated_sizes(p, p_star)
     lift = plateau_overlap(p, p_star, lr, noise) - p / (p + 2.0)
     return 4.0 / p_star - 2.0 * (1.0 + 2.0 / p) * lift
 
@@ -198,7 +197,7 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
     return R0[None] * (np.sqrt(q / q0) * np.exp(4.0 * t / p_star))[:, None, None]
 
 
-def escape_level(plateau_risk, fraction=0.5):
+def _escape_level(plateau_risk, fraction=0.5):
     """The risk below which a run has escaped: ``fraction`` × the plateau risk.
 
     The book's definition of escape uses ``fraction = 0.5``.
@@ -206,7 +205,7 @@ def escape_level(plateau_risk, fraction=0.5):
     Parameters
     ----------
     plateau_risk : float
-        Reference plateau risk (:func:`plateau_risk`, with the learning rate of the run).
+        Reference plateau risk (:func:`~ibcore.quadratic.plateau_risk`, with the learning rate of the run).
     fraction : float
         In (0, 1].
     """
@@ -230,7 +229,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
         Increasing times (in whatever unit; usually :math:`t'`).
     risk : array_like, shape (n_t,)
     plateau_risk : float
-        Reference plateau risk (:func:`plateau_risk`).
+        Reference plateau risk (:func:`~ibcore.quadratic.plateau_risk`).
     fraction : float
         Threshold fraction in (0, 1].
 
@@ -241,7 +240,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))
-    level = escape_level(plateau_risk, fraction)
+    level = _escape_level(plateau_risk, fraction)
     below = np.flatnonzero(risk < level)
     if below.size == 0:
         return float("nan")

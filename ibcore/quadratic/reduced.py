@@ -36,25 +36,24 @@ frame of :mod:`~ibcore.quadratic.symmetry`. Requires :math:`p \\ge p^*`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import nonnegative_float, positive_float
-from .clock import evaluation_times
-from .moments import phi_coefficients
-from .odes import solve_overlap_odes
-from .overlaps import validated_overlaps
-from .phases import escape_level, plateau_risk
+from .clock import _evaluation_times
+from .moments import _phi_coefficients
+from .odes import _solve_overlap_odes
+from .order_parameters import _validated_overlaps
+from .phases import _escape_level, plateau_risk
 from .trajectory import Trajectory
 
-__all__ = ["ReducedState", "ReducedTrajectory", "reduce_overlaps", "integrate_reduced",
-           "reduced_escape_time"]
+__all__ = ["ReducedTrajectory", "integrate_reduced", "reduced_escape_time"]
 
 
-class ReducedState(NamedTuple):
-    """Reduced coordinates of an isotropic start and its fixed frame (:func:`reduce_overlaps`)."""
+@result
+class _ReducedState:
+    """Reduced coordinates of an isotropic start and its fixed frame (``_reduce_overlaps``)."""
 
     r: np.ndarray
     """Singular values of R, shape (p_star,)."""
@@ -68,7 +67,7 @@ class ReducedState(NamedTuple):
     """Right singular vectors of R, shape (p_star, p_star)."""
 
 
-def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
+def _reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
     """Reduced coordinates :math:`(r, d, a)` and the fixed frame of an isotropic start.
 
     Parameters
@@ -81,7 +80,7 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
 
     Returns
     -------
-    ReducedState
+    _ReducedState
         ``r``, ``d`` (shape (p_star,)), ``a`` (float), ``U`` (p, p_star) and
         ``V`` (p_star, p_star); unpacks in this order.
 
@@ -91,7 +90,7 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
         If ``p < p_star``, ``T`` is not the identity, or ``Q0`` is not of the
         reducible form.
     """
-    Q0, R0, T, p, p_star = validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False,
+    Q0, R0, T, p, p_star = _validated_overlaps(Q0, R0, T, names=("Q0", "R0"), time_axis=False,
                                               symmetric=True)
     if p < p_star:
         raise ValueError(f"p must be >= p_star = {p_star} for the reduction, got p = {p}")
@@ -107,7 +106,7 @@ def reduce_overlaps(Q0, R0, T=None, *, tol=1e-9):
         raise ValueError(
             "Q0 is not of the reducible form U diag(q) U^T + a (I - U U^T) in the singular frame "
             "of R0 (e.g. Q0 = q0 I); use integrate_odes instead")
-    return ReducedState(r, q - r**2, a, U, Vt.T)
+    return _ReducedState(r, q - r**2, a, U, Vt.T)
 
 
 class _ReducedRHS:
@@ -139,7 +138,7 @@ class _ReducedRHS:
         if self.g:
             s2 = np.dot(q, q) + (p - ps) * a * a
             s = p * (tau + 1.0)  # Tr Q
-            cQ, cRR, cRTR, cQQ, cX, cQQQ = phi_coefficients(s, s2, rho.sum(), ps, ps, p, ps, self.noise)
+            cQ, cRR, cRTR, cQQ, cX, cQQQ = _phi_coefficients(s, s2, rho.sum(), ps, ps, p, ps, self.noise)
             g4 = 4.0 * self.g
             out[ps:2 * ps] += g4 * (cQ * q + (cRR + cRTR) * rho + cQQ * q * q + 2.0 * cX * rho * q
                                     + cQQQ * q**3)
@@ -147,9 +146,9 @@ class _ReducedRHS:
         return out
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@result(kw_only=True)
 class ReducedTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of the reduced system, with the reduced coordinates.
+    """:class:`~ibcore.quadratic.Trajectory` of the reduced system, with the reduced coordinates.
 
     Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
     fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
@@ -167,23 +166,23 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
                       t_min=None, t_eval=None, method="DOP853", rtol=1e-10, atol=1e-13):
     """Integrate the exact reduced system of :math:`2p^*+1` scalars.
 
-    Same call and same output as :func:`~ibcore.quadratic.odes.integrate_odes`
+    Same call and same output as :func:`~ibcore.quadratic.integrate_odes`
     (the full ``Q``, ``R`` are rebuilt from the reduced coordinates), but only
     for an orthonormal teacher and a reducible start such as
-    :math:`Q_0 = q_0 I` (see :func:`reduce_overlaps`), and much faster for large p.
+    :math:`Q_0 = q_0 I` (see ``_reduce_overlaps``), and much faster for large p.
     ``lr=None`` is gradient flow.
 
     Returns
     -------
     ReducedTrajectory
     """
-    r0, d0, a0, U, V = reduce_overlaps(Q0, R0, T)
+    r0, d0, a0, U, V = _reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape
     rhs = _ReducedRHS(p, p_star, 0.0 if lr is None else positive_float("lr", lr) / p,
                       nonnegative_float("noise", noise))
-    t = evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
+    t = _evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
     y0 = np.concatenate([r0, d0, [a0]])
-    sol = solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
+    sol = _solve_overlap_odes(rhs, y0, t, method=method, rtol=rtol, atol=atol)
     y = sol.y.T
     r, d, a = y[:, :p_star], y[:, p_star:2 * p_star], y[:, 2 * p_star]
     R = np.einsum("ik,tk,kl->til", U, r, V.T)
@@ -192,7 +191,7 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
     risk = np.array([rhs.risk(row) for row in y])
     return ReducedTrajectory(t=t, Q=Q, R=R, risk=risk, T=np.eye(p_star),
                              lr=None if lr is None else float(lr), noise=rhs.noise, kind="reduced",
-                             n_fev=int(sol.nfev), r=r, d=d, a=a, U=U, V=V)
+                             nfev=int(sol.nfev), message=sol.message, r=r, d=d, a=a, U=U, V=V)
 
 
 def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_max=100.0,
@@ -209,12 +208,12 @@ def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_m
     float
         Escape time in :math:`t'`; ``nan`` if not reached by ``t_max``.
     """
-    r0, d0, a0, U, _ = reduce_overlaps(Q0, R0, T)
+    r0, d0, a0, U, _ = _reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape
     noise = nonnegative_float("noise", noise)
     t_max = positive_float("t_max", t_max)
     rhs = _ReducedRHS(p, p_star, 0.0 if lr is None else positive_float("lr", lr) / p, noise)
-    level = escape_level(plateau_risk(p, p_star, lr=lr, noise=noise), fraction)
+    level = _escape_level(plateau_risk(p, p_star, lr=lr, noise=noise), fraction)
 
     def below(t, y):
         return rhs.risk(y) - level
@@ -223,6 +222,6 @@ def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_m
     y0 = np.concatenate([r0, d0, [a0]])
     if rhs.risk(y0) < level:
         return 0.0
-    sol = solve_overlap_odes(rhs, y0, np.array([t_max]), rtol=rtol, atol=atol, events=(below,))
+    sol = _solve_overlap_odes(rhs, y0, np.array([t_max]), rtol=rtol, atol=atol, events=(below,))
     hits = sol.t_events[1]
     return float(hits[0]) if hits.size else float("nan")

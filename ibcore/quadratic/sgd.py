@@ -23,10 +23,10 @@ which is exact because :math:`W_t = W_0 - \\sum_{s<t}a_s\\lambda_s x_s^T/\\sqrt 
 The block ends with one rank-b update :math:`W \\leftarrow W - (a\\lambda)^T X_b/\\sqrt N`.
 This costs :math:`O(N(2p + p^* + b))` flops per step instead of per-step
 matrix-vector products, and reproduces the plain step-by-step recursion
-(:func:`sgd_one_pass_reference`) to rounding error, on the same random numbers.
+(:func:`~ibcore.quadratic.sgd_one_pass_reference`) to rounding error, on the same random numbers.
 
 Time: the run's horizon is ``t_max`` in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`
-(converted to steps by :func:`~ibcore.quadratic.clock.sgd_steps`, the one
+(converted to steps by :func:`~ibcore.quadratic.sgd_steps`, the one
 rounding rule), or an exact ``n_steps``; records carry both ``step`` and ``t``.
 
 Random numbers: inputs are drawn from ``rng`` in step order (a ``(b, N)``
@@ -36,24 +36,24 @@ block size.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import DivergenceError, as_generator, nonnegative_float, positive_float, positive_int
+from .._result import result
+from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
 from .clock import sgd_steps, sgd_time
-from .overlaps import population_risk, validated_weights
+from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference", "default_block"]
+__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run.
+    """:class:`~ibcore.quadratic.Trajectory` of an SGD run: its attributes, and those below.
 
-    Extra attributes
-    ----------------
+    Attributes
+    ----------
     step : ndarray of int, shape (n_t,)
         The recorded step indices μ (``t`` holds the same records in :math:`t'`).
     W : ndarray, shape (p, N)
@@ -68,7 +68,6 @@ class SGDTrajectory(Trajectory):
     step: np.ndarray
     W: np.ndarray
     N: int
-    success: bool
 
     @property
     def n_steps(self) -> int:
@@ -76,13 +75,13 @@ class SGDTrajectory(Trajectory):
         return int(self.step[-1])
 
 
-def default_block(N):
+def _default_block(N):
     """Default SGD block size: ``clip(80_000 // N, 4, 16)`` (input block of at most ~640 kB)."""
     return int(np.clip(80_000 // N, 4, 16))
 
 
 def _check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup):
-    W0, W_star = validated_weights(W0, W_star, name="W0")
+    W0, W_star = _validated_weights(W0, W_star, name="W0")
     lr = positive_float("lr", lr)
     p, N = W0.shape
     if (t_max is None) == (n_steps is None):
@@ -164,14 +163,14 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Parameters
     ----------
     W0 : array_like, shape (p, N)
-        Initial student weights (see :func:`~ibcore.quadratic.initialisation.random_init`).
+        Initial student weights (see :func:`~ibcore.quadratic.random_init`).
     W_star : array_like, shape (p_star, N)
         Teacher weights.
     lr : float
         Learning rate :math:`\\gamma > 0`.
     t_max : float
         Horizon in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`; the run takes
-        :func:`~ibcore.quadratic.clock.sgd_steps` steps (= fresh samples).
+        :func:`~ibcore.quadratic.sgd_steps` steps (= fresh samples).
     n_steps : int
         Alternatively, the exact number of steps (give one of ``t_max`` and ``n_steps``).
     rng : None, int or numpy.random.Generator
@@ -186,7 +185,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
         Label-noise variance :math:`\\Delta`.
     block : int, optional
         Steps per block (see module docstring). By default
-        :func:`default_block`: the largest b <= 16 whose input block
+        ``_default_block``: the largest b <= 16 whose input block
         (b × N doubles) stays within about 640 kB, so that the three passes
         over it hit the CPU cache. ``block=1`` runs the same recursion one
         step at a time.
@@ -217,9 +216,9 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    block = default_block(W0.shape[1]) if block is None else positive_int("block", block)
+    block = _default_block(W0.shape[1]) if block is None else positive_int("block", block)
     stop = None if stop_below is None else positive_float("stop_below", stop_below)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     noise_rng = _noise_stream(rng, noise)
     p, N = W0.shape
     p_star = W_star.shape[0]
@@ -258,9 +257,12 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success):
     R = np.array(Rs)
     p, N = W.shape
     step = np.array(done, dtype=np.int64)
-    return SGDTrajectory(t=sgd_time(step, p=p, lr=lr, N=N), Q=Q, R=R,
+    t = sgd_time(step, p=p, lr=lr, N=N)
+    message = (f"reached its goal after {step[-1]} SGD steps (t′ = {t[-1]:.6g})" if success
+               else f"the risk stayed above stop_below for all {step[-1]} SGD steps (t′ = {t[-1]:.6g})")
+    return SGDTrajectory(t=t, Q=Q, R=R,
                          risk=np.atleast_1d(population_risk(Q, R, T, noise)), T=T, lr=lr,
-                         noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success))
+                         noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success), message=message)
 
 
 def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
@@ -268,13 +270,13 @@ def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None
     """Plain step-by-step one-pass SGD (the specification the blocked simulator is tested against).
 
     Same arguments, same random-number consumption and same output as
-    :func:`sgd_one_pass` (without ``block`` and ``stop_below``), one
+    :func:`~ibcore.quadratic.sgd_one_pass` (without ``block`` and ``stop_below``), one
     matrix-vector product and one rank-1 update per step. Slow; use it for
     checks only.
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     noise_rng = _noise_stream(rng, noise)
     p, N = W0.shape
     p_star = W_star.shape[0]

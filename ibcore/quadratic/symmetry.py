@@ -25,12 +25,12 @@
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array
-from .overlaps import validated_weights
+from .order_parameters import _validated_weights
 
 __all__ = [
     "conserved_frame",
@@ -83,7 +83,8 @@ def frame_drift(R, reference=None):
     return np.linalg.norm(S - S_ref, axis=(1, 2))
 
 
-class ZeroLossPoint(NamedTuple):
+@result
+class ZeroLossPoint:
     """Overlaps of a point of the zero-loss manifold."""
 
     Q: np.ndarray
@@ -134,7 +135,7 @@ def closest_zero_loss_weights(W0, W_star):
     -------
     ndarray, shape (p, N)
     """
-    W0, W_star = validated_weights(W0, W_star, name="W0")
+    W0, W_star = _validated_weights(W0, W_star, name="W0")
     p, N = W0.shape
     p_star = W_star.shape[0]
     S = conserved_frame(W0 @ W_star.T / N)

@@ -1,19 +1,20 @@
 """The result object shared by the ODE integrators and the SGD simulator.
 
-A :class:`Trajectory` holds overlaps sampled at times :math:`t'` (the one
+A :class:`~ibcore.quadratic.Trajectory` holds overlaps sampled at times :math:`t'` (the one
 clock of :mod:`~ibcore.quadratic.clock`) and the population risk computed from
 them, so that ODE and SGD curves are plotted and compared with the same code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
+
+from .._result import result
 
 __all__ = ["Trajectory"]
 
 
-@dataclass(frozen=True, eq=False, kw_only=True)
+@result(kw_only=True)
 class Trajectory:
     """Overlaps and population risk along one run.
 
@@ -37,8 +38,15 @@ class Trajectory:
         Label-noise variance :math:`\\Delta`.
     kind : str
         ``"ode"``, ``"reduced"`` or ``"sgd"``.
-    n_fev : int or None
-        Right-hand-side evaluations of the ODE solver (``None`` for SGD).
+    success : bool
+        Whether the run reached its goal: the end of the horizon for the ODEs (a
+        blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
+        :class:`~ibcore.quadratic.SGDTrajectory`.
+    message : str
+        Why the run stopped, in words.
+    nfev : int or None
+        Right-hand-side evaluations of the ODE solver, as SciPy counts them
+        (``None`` for SGD).
     """
 
     t: np.ndarray
@@ -49,7 +57,9 @@ class Trajectory:
     lr: float | None
     noise: float = 0.0
     kind: str = "ode"
-    n_fev: int | None = None
+    success: bool = True
+    message: str = ""
+    nfev: int | None = None
 
     @property
     def p(self) -> int:
@@ -65,7 +75,7 @@ class Trajectory:
         """Risk of the plateau :math:`R=0,\\ Q=\\bar Q I` of these dynamics (needs :math:`T=I`).
 
         The :math:`\\gamma^2`-lifted plateau when ``lr`` is set, the
-        gradient-flow one otherwise (:func:`ibcore.quadratic.phases.plateau_risk`).
+        gradient-flow one otherwise (:func:`~ibcore.quadratic.plateau_risk`).
         """
         from .phases import plateau_risk
 
@@ -82,7 +92,7 @@ class Trajectory:
             Threshold as a fraction of the plateau risk (the default ½ is the
             book's definition of escape).
         plateau_risk : float, optional
-            Reference plateau risk; by default :meth:`plateau_risk`.
+            Reference plateau risk; by default :meth:`~ibcore.quadratic.plateau_risk`.
 
         Returns
         -------
@@ -94,6 +104,3 @@ class Trajectory:
 
         ref = self.plateau_risk() if plateau_risk is None else plateau_risk
         return escape_time(self.t, self.risk, ref, fraction=fraction)
-
-    def __len__(self) -> int:
-        return len(self.t)

@@ -10,12 +10,12 @@ cell) and then over a grid of settings and seeds::
                   fixed={"p_star": 2}, trials=20, seed=0)
     summarise(table, ("p", "N"), "t_esc", stat="mean")
 
-* :func:`ode_escape_time_trial`: escape time of the ODEs from a random start;
-* :func:`sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
+* :func:`~ibcore.quadratic.ode_escape_time_trial`: escape time of the ODEs from a random start;
+* :func:`~ibcore.quadratic.sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
   from the run's own initial overlaps;
-* :func:`sgd_ode_gap_trial`: largest gap between one SGD run and the ODEs
-  (:func:`~ibcore.quadratic.comparison.sgd_ode_comparison`);
-* :func:`sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
+* :func:`~ibcore.quadratic.sgd_ode_gap_trial`: largest gap between one SGD run and the ODEs
+  (:func:`~ibcore.quadratic.sgd_ode_comparison`);
+* :func:`~ibcore.quadratic.sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
   before and after the escape.
 
 Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, positive_float
+from ..validation import positive_float
 from .comparison import sgd_ode_comparison
 from .initialisation import initial_overlaps, random_init
 from .odes import integrate_odes
-from .overlaps import overlaps, validated_sizes
-from .phases import escape_level, plateau_risk
+from .order_parameters import overlaps, _validated_sizes
+from .phases import _escape_level, plateau_risk
 from .reduced import reduced_escape_time
 from .sgd import sgd_one_pass
 from .symmetry import conserved_frame
@@ -45,12 +45,12 @@ __all__ = [
 
 def _escape_setting(p, p_star, N, lr, q0, fraction, *, need_lr):
     """Checks shared by the escape trials; returns the escape level (fraction × plateau risk)."""
-    p, p_star, N = validated_sizes(p, p_star, N, p_at_least_p_star="the escape trials converge to zero loss")
+    p, p_star, N = _validated_sizes(p, p_star, N, p_at_least_p_star="the escape trials converge to zero loss")
     if need_lr or lr is not None:
         positive_float("lr", lr)
     positive_float("q0", q0)
     # plateau_risk raises a ValueError if lr is too large for a plateau to exist
-    return escape_level(plateau_risk(p, p_star, lr=lr), fraction)
+    return _escape_level(plateau_risk(p, p_star, lr=lr), fraction)
 
 
 def _singular_values(R0, N, q0):
@@ -63,8 +63,8 @@ def ode_escape_time_trial(*, p, p_star, N, lr=None, q0=1.0, fraction=0.5, t_max=
     """Escape time of the ODEs from one random isotropic start.
 
     Draws :math:`R(0)\\sim\\mathcal N(0, q_0/N)`, :math:`Q(0) = q_0 I`
-    (:func:`~ibcore.quadratic.initialisation.initial_overlaps`) and integrates
-    the exact reduced system (:func:`~ibcore.quadratic.reduced.reduced_escape_time`)
+    (:func:`~ibcore.quadratic.initial_overlaps`) and integrates
+    the exact reduced system (:func:`~ibcore.quadratic.reduced_escape_time`)
     until the risk falls below ``fraction`` × the plateau risk.
 
     Parameters
@@ -90,7 +90,7 @@ def ode_escape_time_trial(*, p, p_star, N, lr=None, q0=1.0, fraction=0.5, t_max=
     """
     _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=False)
     t_max = p_star * np.log(N) + 20.0 if t_max is None else positive_float("t_max", t_max)
-    Q0, R0, _ = initial_overlaps(p, p_star, N, q0=q0, rng=as_generator(rng))
+    Q0, R0, _ = initial_overlaps(p, p_star, N, q0=q0, rng=np.random.default_rng(rng))
     t_esc = reduced_escape_time(Q0, R0, lr=lr, fraction=fraction, t_max=t_max)
     s_min, s_max = _singular_values(R0, N, q0)
     return {"t_esc": t_esc, "s_min": s_min, "s_max": s_max}
@@ -111,7 +111,7 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     lr : float
         Learning rate γ (small enough for a plateau to exist).
     q0, fraction
-        As in :func:`ode_escape_time_trial`.
+        As in :func:`~ibcore.quadratic.ode_escape_time_trial`.
     t_max : float, optional
         Give up at this :math:`t'`; default :math:`p^*\\ln N + 10`.
     rng : None, int or numpy.random.Generator
@@ -123,7 +123,7 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     """
     level = _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=True)
     t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     W0, W_star = random_init(p, p_star, N, q0=q0, rng=rng)
     run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10),
                        stop_below=level)
@@ -136,7 +136,7 @@ def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
                       rng=None):
     """Gap between one SGD run and the ODEs from its initial overlaps.
 
-    Runs :func:`~ibcore.quadratic.comparison.sgd_ode_comparison` (same
+    Runs :func:`~ibcore.quadratic.sgd_ode_comparison` (same
     parameters) and measures the risk gaps along the run.
 
     Returns
@@ -159,7 +159,7 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
     """How far the frame S moves in one SGD run, before and after the escape.
 
     Draws a teacher and a student with
-    :func:`~ibcore.quadratic.initialisation.random_init`, runs one-pass SGD to
+    :func:`~ibcore.quadratic.random_init`, runs one-pass SGD to
     :math:`t'` = ``t_max`` (ten records per unit of steps/N) and compares the
     frame :math:`S(t) = R(R^TR)^{-1/2}` with its final value
     :math:`S(\\infty)\\approx S(t'_{max})`. The ODE keeps S fixed for an
@@ -176,7 +176,7 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
         Length of the run in :math:`t'`; it should end well after the escape.
     informative : float
         Built-in teacher overlap c of
-        :func:`~ibcore.quadratic.initialisation.random_init` (0: random start
+        :func:`~ibcore.quadratic.random_init` (0: random start
         with :math:`R(0) = O(N^{-1/2})`).
     q0 : float
         Variance of the random part of the student weights.
@@ -193,11 +193,11 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
         the escape; ``drift_after``: the largest :math:`\\|S(t) - S(\\infty)\\|_F`
         from that record on; ``risk_end``: the final population risk.
     """
-    p, p_star, N = validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
+    p, p_star, N = _validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
     positive_float("lr", lr)
     positive_float("t_max", t_max)
     positive_float("q0", q0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
     run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10))
     S = conserved_frame(run.R)

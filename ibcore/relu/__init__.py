@@ -5,22 +5,23 @@ model with the square loss, on high-dimensional random features, ends within
 Θ(√(n/‖λ‖₁)) of the minimum-ℓ2-norm solution.  This package provides the
 solvers behind the chapters, one module per concept:
 
-* features, gram -- the data: :func:`sample_labels`, :func:`sample_features`,
-  :class:`Spectrum`, :func:`sample_gram` (K = X Xᵀ without X, for d up to 10^8);
+* features, gram -- the data: :func:`~ibcore.relu.sample_labels`, :func:`~ibcore.relu.sample_features`,
+  :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (K = X Xᵀ without X, for d up to 10^8);
 * model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
-  (:func:`lr_from_contraction`, :func:`default_contraction`, :func:`stability_bound`);
-* gd, reference, iteration, results -- :func:`gradient_descent` (primal–dual,
-  O(m n²) per step), :func:`gradient_descent_gram`, the O(m n d) check
-  :func:`gradient_descent_weight_space`, their shared loop and :class:`GDResult`;
-* min_norm -- the targets: :func:`min_norm_solution` (exact dual solve),
-  :func:`positive_subset_least_squares`, the two-neuron and disjoint targets;
+  (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
+* gd, reference, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
+  O(m n²) per step), :func:`~ibcore.relu.gradient_descent_gram`, the O(m n d) check
+  :func:`~ibcore.relu.gradient_descent_weight_space`, and what they return, :class:`~ibcore.relu.GDResult`
+  (their shared loop is the internal module ``_iteration``);
+* min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
+  :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
-  first order in the cross-talk (:func:`first_order_gap`);
+  first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
 * metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
 * trials, network_trials -- the experiments of the chapters, one run each
-  (:func:`gap_trial`, :func:`pattern_trial`, :func:`two_neuron_trial`,
-  :func:`disjoint_trial`, :func:`bad_init_trial`), for :func:`ibcore.sweep.sweep`.
+  (:func:`~ibcore.relu.gap_trial`, :func:`~ibcore.relu.pattern_trial`, :func:`~ibcore.relu.two_neuron_trial`,
+  :func:`~ibcore.relu.disjoint_trial`, :func:`~ibcore.relu.bad_init_trial`), for :func:`ibcore.sweep.sweep`.
 
 Notation: β = X w pre-activations ("predictions"), α data-span coefficients
 (w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n, b0 the initial
@@ -28,15 +29,14 @@ pre-activation scale.  Where a definition is our reconstruction rather than
 the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports
-# exactly those, so there is one list per name to keep up to date.
-from ..validation import DivergenceError
-from . import (features, gd, gram, initialisation, iteration, metrics, min_norm, model, network_trials,
-               orthogonal, perturbation, reference, results, stability, trials)
+# exactly those, so there is one list per name to keep up to date. Everything else
+# (names with a leading underscore, the module _iteration) is ibcore's own.
+from . import (features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
+               perturbation, reference, results, stability, trials)
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
 from .gram import *  # noqa: F401,F403
 from .initialisation import *  # noqa: F401,F403
-from .iteration import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from .min_norm import *  # noqa: F401,F403
 from .model import *  # noqa: F401,F403
@@ -49,10 +49,9 @@ from .stability import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    "DivergenceError",
     *features.__all__, *gram.__all__,             # the data
     *model.__all__, *stability.__all__,           # the network and its step sizes
-    *gd.__all__, *reference.__all__, *iteration.__all__, *results.__all__,  # gradient descent
+    *gd.__all__, *reference.__all__, *results.__all__,  # gradient descent and its result
     *min_norm.__all__,                            # the targets
     *orthogonal.__all__,                          # closed forms without cross-talk
     *perturbation.__all__,                        # ... and to first order in it

@@ -6,7 +6,7 @@ on X only through the Gram matrix K = X Xᵀ, whose law is invariant under
 rotations of feature space, so we take Σ = diag(λ) without loss of generality.
 The scale that matters is the trace ‖λ‖₁ = tr Σ = E‖x‖².
 
-A :class:`Spectrum` describes λ without necessarily storing d numbers, so
+A :class:`~ibcore.relu.Spectrum` describes λ without necessarily storing d numbers, so
 that d = 10^8 costs nothing until features are actually drawn.
 """
 from __future__ import annotations
@@ -16,14 +16,13 @@ import numbers
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, orthonormal_columns, positive_float, positive_int
+from ..validation import finite_array, orthonormal_columns, positive_float, positive_int
 
-__all__ = ["Spectrum", "as_spectrum", "sample_features", "sample_labels", "orthogonal_features", "validated_sizes",
-           "CHUNK"]
+__all__ = ["Spectrum", "sample_features", "sample_labels", "orthogonal_features"]
 
 #: Eigenvalues (and Gaussian coordinates) are generated and consumed in chunks of
-#: this many coordinates, so that memory stays O(n · CHUNK) whatever d is.
-CHUNK = 65_536
+#: this many coordinates, so that memory stays O(n · _CHUNK) whatever d is.
+_CHUNK = 65_536
 
 
 class Spectrum:
@@ -34,7 +33,7 @@ class Spectrum:
 
     Piecewise-constant spectra (isotropic, spiked, and arrays with repeated
     values) are stored as *blocks* (value, multiplicity), which is what lets
-    :func:`~ibcore.relu.gram.sample_gram` draw K exactly in O(n²) per block.
+    :func:`~ibcore.relu.sample_gram` draw K exactly in O(n²) per block.
     The power law is generated on the fly, chunk by chunk.
 
     Attributes
@@ -129,7 +128,7 @@ class Spectrum:
         block = np.searchsorted(edges, np.arange(start, stop), side="right") - 1
         return self._values[block]
 
-    def chunks(self, size=CHUNK):
+    def chunks(self, size=_CHUNK):
         """Yield λ in consecutive chunks of at most ``size`` coordinates."""
         for start in range(0, self.d, size):
             yield self.values(start, start + size)
@@ -166,7 +165,7 @@ class Spectrum:
 
     @property
     def r0(self) -> float:
-        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞: the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
+        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞, the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
 
         With R₀ (:attr:`R0`) one of the two effective ranks of Bartlett et al.
         (2020); R₀ ≥ r₀ since ‖λ‖₂² ≤ ‖λ‖∞‖λ‖₁.  Both are invariant when λ is
@@ -176,7 +175,7 @@ class Spectrum:
 
     @property
     def R0(self) -> float:
-        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²: the cross-talk scale of the one-neuron gap is √(n/R₀)."""
+        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²; the cross-talk scale of the one-neuron gap is √(n/R₀)."""
         return self.trace ** 2 / self.norm2 ** 2
 
     def __repr__(self) -> str:
@@ -204,8 +203,8 @@ def _power_sum(s, d, direct=100_000):
     return head + tail
 
 
-def as_spectrum(spectrum, d) -> Spectrum:
-    """Turn ``None``, a profile name, an array or a :class:`Spectrum` into a Spectrum of dimension d."""
+def _as_spectrum(spectrum, d) -> Spectrum:
+    """Turn ``None``, a profile name, an array or a :class:`~ibcore.relu.Spectrum` into a Spectrum of dimension d."""
     d = positive_int("d", d)
     if spectrum is None:
         return Spectrum.isotropic(d)
@@ -232,7 +231,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
         Number of examples and feature dimension.
     spectrum : None, str, array of shape (d,), or Spectrum
         Covariance eigenvalues λ. ``None`` or ``"isotropic"`` gives Σ = I_d;
-        ``"power_law"`` and ``"spiked"`` use the defaults of :class:`Spectrum`.
+        ``"power_law"`` and ``"spiked"`` use the defaults of :class:`~ibcore.relu.Spectrum`.
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -242,11 +241,11 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     Notes
     -----
     Memory is n·d floats; for d ≫ 10^5 sample the Gram matrix directly with
-    :func:`~ibcore.relu.gram.sample_gram`.
+    :func:`~ibcore.relu.sample_gram`.
     """
     n = positive_int("n", n)
-    spec = as_spectrum(spectrum, d)
-    rng = as_generator(rng)
+    spec = _as_spectrum(spectrum, d)
+    rng = np.random.default_rng(rng)
     X = rng.standard_normal((n, spec.d))
     if not (spec.name == "isotropic" and spec.blocks()[0][0] == 1.0):
         start = 0
@@ -256,7 +255,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     return X
 
 
-def validated_sizes(n, d) -> tuple[int, int]:
+def _validated_sizes(n, d) -> tuple[int, int]:
     """(n, d) checked to be positive integers with d ≥ n, so that n random rows are linearly independent."""
     n, d = positive_int("n", n), positive_int("d", d)
     if d < n:
@@ -283,7 +282,7 @@ def sample_labels(n, *, rng=None) -> np.ndarray:
     numpy.ndarray, shape (n,)
     """
     n = positive_int("n", n)
-    return as_generator(rng).uniform(-1.0, 1.0, size=n)
+    return np.random.default_rng(rng).uniform(-1.0, 1.0, size=n)
 
 
 def orthogonal_features(n, d, *, rng=None) -> np.ndarray:

@@ -1,16 +1,21 @@
 r"""Full-batch gradient descent on a shallow ReLU network, in primal–dual form.
 
-For the model f(x) = Σ_j s_j σ(w_j·x) and the loss (1/2n)Σ(f(x_i) - y_i)²
-(:mod:`~ibcore.relu.model`), ∇_{w_j} L = (1/n) s_j Xᵀ D_j r, so GD never leaves
-w_j(0) + span(X): w_j = w_j(0) + Xᵀ α_j (α: data-span coefficients), and with
-K = X Xᵀ
+For the model :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` and the loss
+:math:`L = \frac1{2n}\sum_i (f(x_i) - y_i)^2` (:mod:`~ibcore.relu.model`),
+:math:`\nabla_{w_j} L = \frac1n s_j X^\top D_j r` with :math:`D_j = \operatorname{diag}(\mathbb 1\{\beta_j > 0\})`
+and :math:`r = f(X) - y`, so GD never leaves :math:`w_j(0) + \operatorname{span}(X)`:
+:math:`w_j = w_j(0) + X^\top\alpha_j` (:math:`\alpha`: data-span coefficients), and with
+:math:`K = XX^\top`, :math:`\beta_j = Xw_j` and :math:`\eta` = ``lr``,
 
-    α_j ← α_j - (lr/n) s_j D_j r,        β_j ← β_j - (lr/n) s_j K D_j r.
+.. math::
 
-One step costs O(m n²) instead of the O(m n d) of the weight-space update
-(:func:`~ibcore.relu.reference.gradient_descent_weight_space`).  The
-per-example contraction is c_i = lr ‖x_i‖²/n: an active example alone moves
-as β_i ← (1 - c_i) β_i + c_i y_i.
+    \alpha_j \leftarrow \alpha_j - \frac{\eta}{n} s_j D_j r, \qquad
+    \beta_j \leftarrow \beta_j - \frac{\eta}{n} s_j K D_j r.
+
+One step costs :math:`O(mn^2)` instead of the :math:`O(mnd)` of the weight-space update
+(:func:`~ibcore.relu.gradient_descent_weight_space`). The per-example contraction is
+:math:`c_i = \eta\lVert x_i\rVert^2/n`: an active example alone moves as
+:math:`\beta_i \leftarrow (1 - c_i)\beta_i + c_i y_i`.
 """
 from __future__ import annotations
 
@@ -20,15 +25,15 @@ import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array
-from .gram import validated_gram
-from .iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from .gram import _validated_gram
+from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent", "gradient_descent_gram", "primal_dual_step"]
+__all__ = ["gradient_descent", "gradient_descent_gram"]
 
 
-def primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
+def _primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
     """One GD step in the dual, in place: α ← α - ηG, β ← β - (ηG) K. O(m n²).
 
     A kernel of the inner loop (inputs not validated): ``K`` (n, n), ``y``
@@ -54,7 +59,7 @@ class _DualIterate:
 
     def step(self):
         s = self.setup
-        return primal_dual_step(self.K, s.y, self.s_col, self.beta, self.alpha, self.eta, s.relu)
+        return _primal_dual_step(self.K, s.y, self.s_col, self.beta, self.alpha, self.eta, s.relu)
 
     def w_sq(self):
         # ‖w_j‖² = ‖w0_j‖² + 2 α_j·β0_j + α_jᵀKα_j = ‖w0_j‖² + α_j·(β_j + β0_j), as Kα_j = β_j - β0_j
@@ -65,13 +70,13 @@ class _DualIterate:
 
 
 @gd_parameters_doc
-def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=1,
+def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=None,
                      activation="relu", check_stability=True) -> GDResult:
-    """GD on f(x) = Σ_j s_j σ(w_j·x) with loss (1/2n)Σ(f(x_i) - y_i)², in primal–dual form.
+    r"""GD on :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with loss :math:`\frac1{2n}\sum_i(f(x_i) - y_i)^2`, in primal–dual form.
 
-    Forms K = X Xᵀ once (O(n² d)), then iterates (α, β) at O(m n²) per step;
-    the weights w = w0 + Xᵀα are formed only at the end. See the module
-    docstring for the update.
+    Forms :math:`K = XX^\top` once (:math:`O(n^2 d)`), then iterates :math:`(\alpha, \beta)` at
+    :math:`O(mn^2)` per step; the weights :math:`w = w_0 + X^\top\alpha` are formed only at the
+    end. See :mod:`ibcore.relu.gd` for the update.
 
     Parameters
     ----------
@@ -90,7 +95,7 @@ def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, 
                        record_every=record_every, activation=activation)
     W0 = setup.init
     K = X @ X.T
-    bound = stability.check_stability(setup.lr, K, setup.m, check=check_stability)
+    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
     beta0 = W0 @ X.T
     warn_inactive(beta0, setup)
     state = _DualIterate(K, beta0, float(np.vdot(W0, W0)), setup)
@@ -99,13 +104,13 @@ def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, 
 
 @gd_parameters_doc
 def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
-                          record_every=1, activation="relu", check_stability=True) -> GDResult:
-    """The same GD, given only the Gram matrix K = X Xᵀ and w0 = Xᵀ α0.
+                          record_every=None, activation="relu", check_stability=True) -> GDResult:
+    r"""The same GD, given only the Gram matrix :math:`K = XX^\top` and :math:`w_0 = X^\top\alpha_0`.
 
     Every quantity of the one-neuron experiments is a function of K, so d can
-    be 10^8 (draw K with :func:`~ibcore.relu.gram.sample_gram`). The weights
+    be 10^8 (draw K with :func:`~ibcore.relu.sample_gram`). The weights
     are never formed (``result.w is None``); use ``result.coef``
-    (w_T = Xᵀ coef) with :func:`~ibcore.relu.metrics.relative_gap_gram`.
+    (w_T = Xᵀ coef) with :func:`~ibcore.relu.relative_gap_gram`.
 
     Parameters
     ----------
@@ -118,7 +123,7 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
         β(0) = K alpha0). A 1-D array means one neuron.
     {shared}
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     setup = prepare_gd(y, alpha0, init_name="alpha0", width=n, n=n, lr=lr, signs=signs, max_steps=max_steps,
                        tol=tol, record_every=record_every, activation=activation)
@@ -127,7 +132,7 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
     if eig[0] < -1e-10 * max(eig[-1], 0.0) or eig[-1] <= 0:
         raise ValueError(f"K must be positive semidefinite and non-zero, got eigenvalues in "
                          f"[{eig[0]:.3g}, {eig[-1]:.3g}]")
-    bound = stability.check_stability(setup.lr, K, setup.m, check=check_stability, lam_max=eig[-1])
+    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability, lam_max=eig[-1])
     beta0 = A0 @ K
     warn_inactive(beta0, setup)
     state = _DualIterate(K, beta0, float(np.vdot(A0, beta0)), setup)

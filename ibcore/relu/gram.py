@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, positive_float, positive_int
-from .features import CHUNK, as_spectrum
+from ..validation import finite_array, positive_float, positive_int
+from .features import _CHUNK, _as_spectrum
 
-__all__ = ["sample_gram", "gram_matrix", "wishart_bartlett", "validated_gram", "gram_deviation"]
+__all__ = ["sample_gram", "gram_deviation"]
 
 
-def wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
+def _wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
     """Exact draw of W ~ Wishart_n(dof, I_n), i.e. the law of Z Zᵀ with Z ∈ ℝ^{n×dof} Gaussian.
 
     Bartlett decomposition: W = L Lᵀ with L lower triangular, independent
@@ -32,14 +32,14 @@ def wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
     dof = positive_int("dof", dof)
     if dof < n:
         raise ValueError(f"dof must be >= n for the Bartlett decomposition, got dof={dof}, n={n}")
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     L = np.tril(rng.standard_normal((n, n)), k=-1)
     L[np.diag_indices(n)] = np.sqrt(rng.chisquare(dof - np.arange(n)))
     return L @ L.T
 
 
-def sample_gram(n, d, *, spectrum=None, rng=None, chunk=CHUNK) -> np.ndarray:
-    """Draw K = X Xᵀ for X = :func:`~ibcore.relu.features.sample_features` (n, d, spectrum) without forming X.
+def sample_gram(n, d, *, spectrum=None, rng=None, chunk=_CHUNK) -> np.ndarray:
+    """Draw K = X Xᵀ for X = :func:`~ibcore.relu.sample_features` (n, d, spectrum) without forming X.
 
     Parameters
     ----------
@@ -65,8 +65,8 @@ def sample_gram(n, d, *, spectrum=None, rng=None, chunk=CHUNK) -> np.ndarray:
     spectra cost the same at any d.
     """
     n = positive_int("n", n)
-    spec = as_spectrum(spectrum, d)
-    rng = as_generator(rng)
+    spec = _as_spectrum(spectrum, d)
+    rng = np.random.default_rng(rng)
     chunk = positive_int("chunk", chunk)
     K = np.zeros((n, n))
     blocks = spec.blocks()
@@ -75,7 +75,7 @@ def sample_gram(n, d, *, spectrum=None, rng=None, chunk=CHUNK) -> np.ndarray:
         wishart = counts >= n
         for lam, q in zip(values[wishart], counts[wishart]):
             if lam > 0:
-                K += lam * wishart_bartlett(n, int(q), rng=rng)
+                K += lam * _wishart_bartlett(n, int(q), rng=rng)
         explicit = np.repeat(values[~wishart], counts[~wishart])
         pieces = (explicit[i:i + chunk] for i in range(0, explicit.size, chunk))
     else:
@@ -86,13 +86,7 @@ def sample_gram(n, d, *, spectrum=None, rng=None, chunk=CHUNK) -> np.ndarray:
     return (K + K.T) / 2  # exact symmetry, whatever BLAS did
 
 
-def gram_matrix(X) -> np.ndarray:
-    """K = X Xᵀ for features X of shape (n, d), validated (finite, 2-D)."""
-    X = finite_array("X", X, ndim=2)
-    return X @ X.T
-
-
-def validated_gram(K) -> np.ndarray:
+def _validated_gram(K) -> np.ndarray:
     """K as a float array, checked square, finite and symmetric (to 1e-10 relative), then symmetrised."""
     K = finite_array("K", K, ndim=2)
     n = K.shape[0]
@@ -114,7 +108,7 @@ def gram_deviation(K, *, scale=None) -> float:
     eigenvalue of every principal submatrix K_AA lies in [κ(1 - Δ), κ(1 + Δ)],
     and every off-diagonal block K_{IA} has operator norm at most κΔ: Δ is the
     constant of the cumulative cross-talk lemma
-    (:func:`~ibcore.relu.metrics.settling_certificate`).
+    (:func:`~ibcore.relu.settling_certificate`).
 
     Parameters
     ----------
@@ -122,7 +116,7 @@ def gram_deviation(K, *, scale=None) -> float:
     scale : float, optional
         κ; default mean_i K_ii (pass ‖λ‖₁ for the population value).
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     kappa = float(np.mean(np.diag(K))) if scale is None else positive_float("scale", scale)
     eig = np.linalg.eigvalsh(K / kappa)
     return float(max(eig[-1] - 1.0, 1.0 - eig[0]))

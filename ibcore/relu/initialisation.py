@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, positive_float, positive_int
-from .gram import validated_gram
+from ..validation import finite_array, positive_float, positive_int
+from .gram import _validated_gram
 
 __all__ = [
     "all_active_init",
@@ -23,13 +23,11 @@ __all__ = [
     "disjoint_coef",
     "sign_aligned_assignment",
     "gaussian_init",
-    "tiny_init",
-    "BAD_INITS",
     "bad_init_weights",
 ]
 
-#: The initialisations of :func:`bad_init_weights` (chapter 6).
-BAD_INITS = ("all_active", "gaussian", "inactive_positive")
+#: The initialisations of :func:`~ibcore.relu.bad_init_weights` (chapter 6).
+_BAD_INITS = ("all_active", "gaussian", "inactive_positive")
 
 
 def _trace(sq_norms, trace):
@@ -43,7 +41,7 @@ def _stack(coef, m):
 
 
 def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
-    """Dual coefficients α0 = b0 · 1 / trace of :func:`all_active_init`.
+    """Dual coefficients α0 = b0 · 1 / trace of :func:`~ibcore.relu.all_active_init`.
 
     Parameters
     ----------
@@ -57,7 +55,7 @@ def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
         Normaliser, default mean_i ‖x_i‖² = mean diag K. Pass ‖λ‖₁ (= d for
         isotropic data) to get exactly the notes' w0 = Xᵀ1/d.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     b0 = positive_float("b0", b0)
     return _stack(np.full(K.shape[0], b0 / _trace(np.diag(K), trace)), m)
 
@@ -90,7 +88,7 @@ def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
     """w₊(0) = w₋(0) = b0 Xᵀ1/trace, shape (2, d), for f = σ(w₊·x) - σ(w₋·x).
 
     While both neurons are active on example i, β₊ + β₋ is conserved, so
-    the wrong neuron reaches 0 and freezes only if b0 < |y_i|/2; too small a
+    the wrong neuron reaches 0 and freezes only if b0 < ∣y_i∣/2; too small a
     b0 (below the √(n/d) cross-talk) switches examples off on both neurons.
     The addendum of the notes finds the window b0 ∈ [0.03, 0.1] at
     n = 20, d = 400..6400; the default 0.1 is its upper end.
@@ -99,7 +97,7 @@ def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
 
 
 def two_neuron_coef(K, *, b0=0.1, trace=None) -> np.ndarray:
-    """Dual coefficients (2, n) of :func:`two_neuron_init`."""
+    """Dual coefficients (2, n) of :func:`~ibcore.relu.two_neuron_init`."""
     return all_active_coef(K, b0=b0, m=2, trace=trace)
 
 
@@ -118,8 +116,8 @@ def _assignment(assignment, n, m):
 
 
 def disjoint_coef(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
-    """Dual coefficients (m, n) of :func:`disjoint_init`: α0_j = K⁻¹ b_j."""
-    K = validated_gram(K)
+    """Dual coefficients (m, n) of :func:`~ibcore.relu.disjoint_init`: α0_j = K⁻¹ b_j."""
+    K = _validated_gram(K)
     n = K.shape[0]
     a, m = _assignment(assignment, n, m)
     b0 = positive_float("b0", b0)
@@ -152,7 +150,7 @@ def disjoint_init(X, assignment, *, m=None, b0=1.0) -> np.ndarray:
     m : int, optional
         Number of neurons, default ``max(assignment) + 1``.
     b0 : float
-        |β(0)|.
+        ∣β(0)∣.
     """
     X = finite_array("X", X, ndim=2)
     return disjoint_coef(X @ X.T, assignment, m=m, b0=b0) @ X
@@ -164,7 +162,7 @@ def sign_aligned_assignment(y, signs) -> np.ndarray:
     Example i with y_i > 0 goes to one of the neurons with s_j = +1, one with
     y_i < 0 to a neuron with s_j = -1 (cycling through them in order of the
     examples); y_i = 0, or a sign no neuron has, gives -1.  Feed the result to
-    :func:`disjoint_init`.
+    :func:`~ibcore.relu.disjoint_init`.
     """
     y = finite_array("y", y, ndim=1)
     signs = finite_array("signs", signs, ndim=1)
@@ -185,13 +183,13 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
     """
     d = positive_int("d", d)
     scale = positive_float("scale", scale)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     shape = (d,) if m is None else (positive_int("m", m), d)
     return rng.standard_normal(shape) * (scale / np.sqrt(d))
 
 
-def tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
-    """:func:`all_active_init` at b0 = 1e-3 (the notes' "bad initialisation" analogue).
+def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
+    """:func:`~ibcore.relu.all_active_init` at b0 = 1e-3 (the notes' "bad initialisation" analogue).
 
     The cross-terms of size √(n/d) switch off some positive-label examples in
     the first steps, and GD then stalls at a non-global stationary point.
@@ -231,8 +229,8 @@ def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.nda
     inactive = positive_int("inactive", inactive)
     if m not in (1, 2):
         raise ValueError(f"m must be 1 or 2, got {m}")
-    if init not in BAD_INITS:
-        raise ValueError(f"init must be one of {BAD_INITS}, got {init!r}")
+    if init not in _BAD_INITS:
+        raise ValueError(f"init must be one of {_BAD_INITS}, got {init!r}")
     neurons = None if m == 1 else m
     if init == "all_active":
         return all_active_init(X, b0=b0, m=neurons, trace=d)

@@ -7,12 +7,12 @@ would say nothing (science notes §4).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array, nonnegative_float, positive_float
-from .gram import gram_deviation, validated_gram
+from .gram import gram_deviation, _validated_gram
 
 __all__ = [
     "FIT_TOL",
@@ -22,26 +22,21 @@ __all__ = [
     "stabilisation_step",
     "reactivation_count",
     "positive_residual",
-    "can_fit",
-    "fit_threshold",
-    "fit_statistics",
-    "slack_statistics",
-    "run_statistics",
     "relu_teacher_risk",
     "SettlingCertificate",
     "settling_certificate",
 ]
 
-#: An example counts as fitted when |f(x_i) - y_i| ≤ FIT_TOL.  GD stopped by
+#: An example counts as fitted when ∣f(x_i) - y_i∣ ≤ FIT_TOL.  GD stopped by
 #: ``tol=1e-12`` leaves residuals ≈ tol·‖y‖/c ≈ 1e-10 (c = 0.01), so 1e-6 has
 #: four orders of slack and is still far below any label of a failed example.
 FIT_TOL = 1e-6
 
 
 def relative_gap(w, w_star) -> float:
-    """‖w - w*‖_F / ‖w*‖_F for one neuron (d,) or several (m, d).
+    r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`, one neuron (d,) or several (m, d).
 
-    For two neurons compare with :func:`~ibcore.relu.min_norm.min_norm_pair`,
+    For two neurons compare with :func:`~ibcore.relu.min_norm_pair`,
     (w*(y), w*(-y)).
     """
     w_star = finite_array("w_star", w_star, ndim=(1, 2))
@@ -53,9 +48,12 @@ def relative_gap(w, w_star) -> float:
 
 
 def relative_gap_gram(K, coef, coef_star) -> float:
-    """The relative gap when only K is known: w = Xᵀa, w* = Xᵀν.
+    r"""The relative gap when only :math:`K = XX^\top` is known: :math:`w = X^\top a`, :math:`w^\star = X^\top\nu`.
 
-    ‖w - w*‖² = Σ_j (a_j - ν_j)ᵀ K (a_j - ν_j) and ‖w*‖² = Σ_j ν_jᵀ K ν_j.
+    .. math::
+
+        \lVert w - w^\star\rVert^2 = \sum_j (a_j - \nu_j)^\top K (a_j - \nu_j), \qquad
+        \lVert w^\star\rVert^2 = \sum_j \nu_j^\top K \nu_j.
 
     Parameters
     ----------
@@ -64,9 +62,9 @@ def relative_gap_gram(K, coef, coef_star) -> float:
         Coefficients of the GD weights, e.g. ``GDResult.coef`` (α0 + α_T).
     coef_star : array of the same shape
         Coefficients of the target, e.g. ``MinNormSolution.nu`` or
-        :func:`~ibcore.relu.min_norm.min_norm_pair_gram`.
+        :func:`~ibcore.relu.min_norm_pair_gram`.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     coef_star = np.atleast_2d(finite_array("coef_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
@@ -84,7 +82,7 @@ def relative_gap_gram(K, coef, coef_star) -> float:
 
 def norm_gram(K, coef) -> float:
     """‖Xᵀ coef‖_F = (Σ_j coef_jᵀ K coef_j)^{1/2} for coefficients of shape (n,) or (m, n), from K alone."""
-    K = validated_gram(K)
+    K = _validated_gram(K)
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
     if coef.shape[1] != K.shape[0]:
         raise ValueError(f"coef must have n={K.shape[0]} columns to match K, got shape {coef.shape}")
@@ -102,16 +100,16 @@ def reactivation_count(result) -> int:
 
 
 def positive_residual(result, y) -> float:
-    """max_{i : y_i > 0} |f(x_i) - y_i|: how well the positive labels are fitted (0 if none)."""
+    """max_{i : y_i > 0} ∣f(x_i) - y_i∣: how well the positive labels are fitted (0 if none)."""
     y = finite_array("y", y, shape=(np.size(result.predictions),))
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
 
 
-def can_fit(y, signs) -> np.ndarray:
+def _can_fit(y, signs) -> np.ndarray:
     """Boolean (m, n): neuron j can fit example i, s_j y_i > 0.
 
-    An example that some neuron can fit (``can_fit(y, signs).any(axis=0)``)
+    An example that some neuron can fit (``_can_fit(y, signs).any(axis=0)``)
     must be fitted exactly at a global minimum; the others (y_i ≤ 0 for one
     neuron, y_i = 0 for two) are best served by outputs that stay at 0.
     """
@@ -120,8 +118,8 @@ def can_fit(y, signs) -> np.ndarray:
     return signs[:, None] * y[None, :] > 0
 
 
-def fit_threshold(y, *, tol, c) -> float:
-    """The residual below which an example counts as fitted: max(:data:`FIT_TOL`, 100·tol·‖y‖/c).
+def _fit_threshold(y, *, tol, c) -> float:
+    """The residual below which an example counts as fitted: max(:data:`~ibcore.relu.FIT_TOL`, 100·tol·‖y‖/c).
 
     GD stopped by its rule lr‖∇L‖ ≤ tol‖w‖ leaves residuals of about
     tol·‖y‖/c (the iterates contract by (1 - c) per step), so a run with a
@@ -134,21 +132,21 @@ def fit_threshold(y, *, tol, c) -> float:
     return max(FIT_TOL, 100 * tol * float(np.linalg.norm(y)) / c)
 
 
-def fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
+def _fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
     """Residuals over the examples the network must fit.
 
     Returns ``max_residual``; ``unfit``, the number of those examples with a
-    residual above ``threshold``; and ``max_unfit_label``, the largest |y_i|
+    residual above ``threshold``; and ``max_unfit_label``, the largest ∣y_i∣
     among them (0 if none).
     """
-    needy = can_fit(y, result.signs).any(axis=0)
+    needy = _can_fit(y, result.signs).any(axis=0)
     resid = np.abs(result.predictions - y)[needy]
     unfit = resid > threshold
     return {"max_residual": float(resid.max(initial=0.0)), "unfit": int(np.sum(unfit)),
             "max_unfit_label": float(np.abs(y[needy][unfit]).max(initial=0.0))}
 
 
-def slack_statistics(y, star, pls) -> dict:
+def _slack_statistics(y, star, pls) -> dict:
     """The structure of w* on the negative labels, against the positive-subset fit w_PLS.
 
     Parameters
@@ -156,9 +154,9 @@ def slack_statistics(y, star, pls) -> dict:
     y : array of shape (n,)
         Labels.
     star : MinNormSolution
-        :func:`~ibcore.relu.min_norm.min_norm_solution` (or its Gram form) for y.
+        :func:`~ibcore.relu.min_norm_solution` (or its Gram form) for y.
     pls : MinNormSolution
-        :func:`~ibcore.relu.min_norm.positive_subset_least_squares` of the same data.
+        :func:`~ibcore.relu.positive_subset_least_squares` of the same data.
 
     Returns
     -------
@@ -168,7 +166,7 @@ def slack_statistics(y, star, pls) -> dict:
         x_i·w_PLS > 0 (where w_PLS is not a global minimiser);
         ``pls_predicts_slack``: w_PLS predicts ≤ 0 on exactly the negatives that
         are slack at w* (the first-order picture of chapter 1).  "Strictly"
-        means beyond 1e-9·max|y|, above the rounding of the dual solve.
+        means beyond 1e-9·max∣y∣, above the rounding of the dual solve.
     """
     y = finite_array("y", y, shape=(np.size(star.beta),))
     neg = y < 0
@@ -179,7 +177,7 @@ def slack_statistics(y, star, pls) -> dict:
             "pls_predicts_slack": bool(np.array_equal(pls.beta[neg] <= 0, slack))}
 
 
-def run_statistics(result) -> dict:
+def _run_statistics(result) -> dict:
     """The run in numbers: ``n_steps``, ``converged`` (``result.success``), ``stabilisation_step``, ``reactivations``."""
     return {"n_steps": int(result.n_steps), "converged": bool(result.success),
             "stabilisation_step": stabilisation_step(result), "reactivations": reactivation_count(result)}
@@ -192,7 +190,7 @@ def relu_teacher_risk(w, theta) -> float:
     E σ(w·x)² = ‖w‖²/2 and E σ(w·x)σ(θ·x) = ‖w‖‖θ‖ (sin φ + (π - φ) cos φ)/(2π)
     with φ the angle between w and θ (the degree-1 arc-cosine kernel of Cho
     and Saul, 2009).  Since σ is 1-Lipschitz, √R is 1-Lipschitz in w:
-    |√R(w) - √R(w')| ≤ ‖w - w'‖, so two neurons at a small distance have
+    ∣√R(w) - √R(w')∣ ≤ ‖w - w'‖, so two neurons at a small distance have
     nearly the same test error.
 
     Parameters
@@ -208,7 +206,8 @@ def relu_teacher_risk(w, theta) -> float:
     return max(nw ** 2 / 2 + nt ** 2 / 2 - 2 * cross, 0.0)
 
 
-class SettlingCertificate(NamedTuple):
+@result
+class SettlingCertificate:
     """When the cumulative cross-talk lemma (chapter 2) proves that a one-neuron pattern is final."""
 
     step: int | None
@@ -216,16 +215,16 @@ class SettlingCertificate(NamedTuple):
     record_step: np.ndarray
     """The recorded steps t (``history.step``)."""
     bound: np.ndarray
-    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂: the most cross-talk any example can still receive after t."""
+    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂, the most cross-talk any example can still receive after t."""
     margin: np.ndarray
-    """The smallest distance to a switch at t: -β_i on inactive examples, min(β_i, y_i) on active ones
+    """The smallest distance to a switch at t, -β_i on inactive examples, min(β_i, y_i) on active ones
     (-inf if a negative label is active: it must still switch off)."""
 
 
 def settling_certificate(K, y, result) -> SettlingCertificate:
     r"""Check the cumulative cross-talk lemma along a recorded one-neuron GD run.
 
-    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram.gram_deviation`)
+    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram_deviation`)
     and c = lr κ/n, if Δ < 1 and c(1 + Δ) ≤ 1, then from any step t at which
     no negative label is active and every example's margin exceeds
     B_t = Δ/(1 - Δ)‖D_t r_t‖₂, the activation pattern never changes again
@@ -245,12 +244,13 @@ def settling_certificate(K, y, result) -> SettlingCertificate:
     -------
     SettlingCertificate
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     n = K.shape[0]
     y = finite_array("y", y, shape=(n,))
     h = result.history
-    if result.activation != "relu" or np.ndim(h.beta) != 2:
-        raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) with its history")
+    if result.activation != "relu" or np.ndim(h.beta) != 2 or h.step.size < 2:
+        raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) recorded along the way "
+                         f"(record_every=1, say), got {h.step.size} record(s) of shape {np.shape(h.beta)[1:]}")
     kappa = float(np.mean(np.diag(K)))
     delta = gram_deviation(K, scale=kappa)
     c = result.lr * kappa / n

@@ -1,22 +1,30 @@
 r"""The minimum-ℓ2-norm global minimiser of the one-neuron ReLU regression loss.
 
-With linearly independent rows x_i (so d ≥ n), the global minimisers of
-L(w) = (1/2n) Σ_i (σ(x_i·w) - y_i)² are exactly the w with
+With linearly independent rows :math:`x_i` (so :math:`d \ge n`), the global minimisers of
+:math:`L(w) = \frac1{2n}\sum_i (\sigma(x_i\cdot w) - y_i)^2` are exactly the :math:`w` with
 
-    x_i·w = y_i  for y_i > 0   (the set I₊),      x_i·w ≤ 0  for y_i ≤ 0   (I₋),
+.. math::
 
-and L_min = (1/2n) Σ_{y_i<0} y_i².  The min-norm one, w* = argmin ‖w‖ over that
-set, is what GD is compared with.  (That the paper compares with this w*,
+    x_i\cdot w = y_i \ \text{ for } y_i > 0 \ (\text{the set } I_+), \qquad
+    x_i\cdot w \le 0 \ \text{ for } y_i \le 0 \ (I_-),
+
+and :math:`L_{\min} = \frac1{2n}\sum_{y_i<0} y_i^2`. The min-norm one,
+:math:`w^\star = \operatorname{arg\,min}\lVert w\rVert` over that set, is what GD is compared with.  (That the paper compares with this w*,
 rather than with the projection of w_0, is our reading of the abstract.)
 
-Dual.  The Lagrangian ½‖w‖² - Σ_i ν_i (x_i·w - ỹ_i), ỹ = y·1{y > 0}, with ν_i
-free on I₊ and ν_i ≤ 0 on I₋, gives w* = Xᵀν and the bounded problem
+Dual. The Lagrangian :math:`\frac12\lVert w\rVert^2 - \sum_i \nu_i (x_i\cdot w - \tilde y_i)`,
+:math:`\tilde y = y\,\mathbb 1\{y > 0\}`, with :math:`\nu_i` free on :math:`I_+` and
+:math:`\nu_i \le 0` on :math:`I_-`, gives :math:`w^\star = X^\top\nu` and the bounded problem
 
-    ν = argmin ½ νᵀKν - ỹ·ν   s.t. ν_i ≤ 0 (i ∈ I₋),     K = X Xᵀ = L Lᵀ,
+.. math::
 
-i.e. the bounded least-squares problem min ½‖Lᵀν - L⁻¹ỹ‖².  Its KKT
-conditions are those of w*: β* = Kν satisfies β*_{I₊} = y_{I₊}, β*_{I₋} ≤ 0,
-ν_{I₋} ≤ 0 and ν_i β*_i = 0 (complementary slackness).
+    \nu = \operatorname{arg\,min}\ \tfrac12 \nu^\top K\nu - \tilde y\cdot\nu
+    \quad\text{s.t. } \nu_i \le 0 \ (i \in I_-), \qquad K = XX^\top = LL^\top,
+
+i.e. the bounded least-squares problem :math:`\min \frac12\lVert L^\top\nu - L^{-1}\tilde y\rVert^2`.
+Its KKT conditions are those of :math:`w^\star`: :math:`\beta^\star = K\nu` satisfies
+:math:`\beta^\star_{I_+} = y_{I_+}`, :math:`\beta^\star_{I_-} \le 0`, :math:`\nu_{I_-} \le 0` and
+:math:`\nu_i \beta^\star_i = 0` (complementary slackness).
 
 We solve it with the active-set method BVLS (``scipy.optimize.lsq_linear``),
 which terminates on the exact solution of the final free set's equality
@@ -24,15 +32,14 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
 
+from .._result import result
 from ..validation import finite_array
-from .gram import validated_gram
+from .gram import _validated_gram
 
 __all__ = [
     "MinNormSolution",
@@ -48,7 +55,7 @@ __all__ = [
     "disjoint_linear_limit_gram",
 ]
 
-@dataclass(frozen=True)
+@result
 class MinNormSolution:
     """A min-norm solution in primal (w, β) and dual (ν) form.
 
@@ -62,14 +69,14 @@ class MinNormSolution:
         Multipliers / data-span coefficients: w = Xᵀν, ν_i ≤ 0 on y_i ≤ 0.
     kkt_residual : float
         Largest violation of the KKT conditions, made dimensionless:
-        max(|β_i - y_i| on I₊, (β_i)₊ on I₋)/‖y‖∞, (ν_i)₊ on I₋ / ‖ν‖∞ and
-        |ν_i β_i| on I₋ /(‖ν‖∞‖y‖∞). For ``positive_subset_least_squares`` only
+        max(∣β_i - y_i∣ on I₊, (β_i)₊ on I₋)/‖y‖∞, (ν_i)₊ on I₋ / ‖ν‖∞ and
+        ∣ν_i β_i∣ on I₋ /(‖ν‖∞‖y‖∞). For ``positive_subset_least_squares`` only
         the equalities on I₊ are part of the problem and counted.
     tight : numpy.ndarray of bool, shape (n,)
         Negative-label examples held at β_i = 0 by the constraint (ν_i < 0).
     loss : float
         One-neuron ReLU loss (1/2n) Σ (σ(β_i) - y_i)² at w; equals L_min for
-        :func:`min_norm_solution`.
+        :func:`~ibcore.relu.min_norm_solution`.
     problem : str
         ``"relu"`` or ``"positive_subset"``.
     """
@@ -89,7 +96,7 @@ def _solve(X, K, y, dual, problem) -> MinNormSolution:
         X = finite_array("X", X, ndim=2)
         K, name = X @ X.T, "X"
     else:
-        K, name = validated_gram(K), "K"
+        K, name = _validated_gram(K), "K"
     y = finite_array("y", y, shape=(K.shape[0],))
     nu = dual(K, y, name)
     w = None if X is None else nu @ X
@@ -149,10 +156,14 @@ def _solve_dual(K, y, name):
 
 
 def min_norm_solution(X, y) -> MinNormSolution:
-    """The minimum-ℓ2-norm global minimiser w* of the one-neuron ReLU square loss.
+    r"""The minimum-ℓ2-norm global minimiser :math:`w^\star` of the one-neuron ReLU square loss.
 
-    w* = argmin ‖w‖ s.t. x_i·w = y_i (y_i > 0), x_i·w ≤ 0 (y_i ≤ 0), solved
-    exactly in the n-dimensional dual (see the module docstring).
+    .. math::
+
+        w^\star = \operatorname{arg\,min}\lVert w\rVert \quad\text{s.t. }
+        x_i\cdot w = y_i \ (y_i > 0), \quad x_i\cdot w \le 0 \ (y_i \le 0),
+
+    solved exactly in the n-dimensional dual (see the module docstring).
 
     Parameters
     ----------
@@ -170,10 +181,10 @@ def min_norm_solution(X, y) -> MinNormSolution:
 
 
 def min_norm_solution_gram(K, y) -> MinNormSolution:
-    """:func:`min_norm_solution` from the Gram matrix K = X Xᵀ alone (``w`` is ``None``).
+    """:func:`~ibcore.relu.min_norm_solution` from the Gram matrix K = X Xᵀ alone (``w`` is ``None``).
 
     The weights are w* = Xᵀ ν; distances between such vectors are quadratic
-    forms in K (:func:`~ibcore.relu.metrics.relative_gap_gram`).
+    forms in K (:func:`~ibcore.relu.relative_gap_gram`).
     """
     return _solve(None, K, y, _solve_dual, "relu")
 
@@ -190,7 +201,7 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
     """Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
 
     w = X₊ᵀ (X₊X₊ᵀ)⁻¹ y₊ with X₊ the rows with y_i > 0. Unlike
-    :func:`min_norm_solution` it ignores the constraints x_i·w ≤ 0 on the
+    :func:`~ibcore.relu.min_norm_solution` it ignores the constraints x_i·w ≤ 0 on the
     other examples, which it may violate (``beta`` shows by how much).
 
     Parameters
@@ -207,7 +218,7 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
 
 
 def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
-    """:func:`positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
+    """:func:`~ibcore.relu.positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
     return _solve(None, K, y, _positive_subset_nu, "positive_subset")
 
 
@@ -221,7 +232,7 @@ def min_norm_pair(X, y) -> np.ndarray:
 
 
 def min_norm_pair_gram(K, y) -> np.ndarray:
-    """Dual coefficients (ν(y), ν(-y)) of :func:`min_norm_pair`, shape (2, n)."""
+    """Dual coefficients (ν(y), ν(-y)) of :func:`~ibcore.relu.min_norm_pair`, shape (2, n)."""
     return np.stack([min_norm_solution_gram(K, y).nu,
                      min_norm_solution_gram(K, -np.asarray(y, float)).nu])
 
@@ -248,7 +259,7 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     r"""Per-neuron min-norm targets given the assignment: dual coefficients (m, n), w*_j = Xᵀν_j.
 
     w*_j = argmin ‖w‖ s.t. x_i·w = s_j y_i for i ∈ S_j and x_i·w ≤ 0 for
-    i ∉ S_j, the min-norm ReLU solution (:func:`min_norm_solution_gram`)
+    i ∉ S_j, the min-norm ReLU solution (:func:`~ibcore.relu.min_norm_solution_gram`)
     with labels s_j y on S_j and 0 ("stay inactive") elsewhere.  Together they
     are the smallest network that fits y *with the pattern of the
     assignment*.  They are not the smallest network overall: splitting every
@@ -261,10 +272,10 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     y : array of shape (n,)
     assignment : array of int, shape (n,)
         Neuron of each example, or -1; every assigned example must satisfy
-        s_j y_i > 0 (as :func:`~ibcore.relu.initialisation.sign_aligned_assignment` ensures).
+        s_j y_i > 0 (as :func:`~ibcore.relu.sign_aligned_assignment` ensures).
     signs : array of shape (m,)
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     return np.stack([min_norm_solution_gram(K, np.where(own[j], signs[j] * y, 0.0)).nu
                      for j in range(signs.size)])
@@ -282,7 +293,7 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     prologue's "interpolator closest to the initialisation", with the ReLU's
     inequality constraints.  Solved exactly in the dual, for v = w - w_j(0).
     When the GD run keeps the pattern, its limit
-    (:func:`disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
+    (:func:`~ibcore.relu.disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
     this projection.
 
     Parameters
@@ -299,7 +310,7 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     numpy.ndarray, shape (m, n)
         Coefficients of w°_j = Xᵀ coef_j (they include alpha0).
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
     beta0 = alpha0 @ K
@@ -307,7 +318,8 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     return alpha0 + np.stack([_bounded_dual(K, targets[j], ~own[j], "K") for j in range(signs.size)])
 
 
-class LinearLimit(NamedTuple):
+@result
+class LinearLimit:
     """The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n): w = Xᵀ coef."""
 
     limit: np.ndarray
@@ -336,14 +348,14 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     assignment : array of int, shape (n,)
     signs : array of shape (m,)
     alpha0 : array of shape (m, n)
-        Initial coefficients, e.g. :func:`~ibcore.relu.initialisation.disjoint_coef`.
+        Initial coefficients, e.g. :func:`~ibcore.relu.disjoint_coef`.
 
     Returns
     -------
     LinearLimit
         ``limit`` and ``frozen``.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
     alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
     beta0 = alpha0 @ K

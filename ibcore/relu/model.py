@@ -18,10 +18,10 @@ import numpy as np
 
 from ..validation import finite_array, positive_int
 
-__all__ = ["ACTIVATIONS", "default_signs", "validated_signs", "is_relu", "network_loss"]
+__all__ = ["default_signs"]
 
 #: σ: ``"relu"`` (the model) or ``"identity"`` (linear regression, the prologue's control).
-ACTIVATIONS = ("relu", "identity")
+_ACTIVATIONS = ("relu", "identity")
 
 
 def default_signs(m) -> np.ndarray:
@@ -34,8 +34,8 @@ def default_signs(m) -> np.ndarray:
     return np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
 
 
-def validated_signs(signs, m) -> np.ndarray:
-    """``signs`` checked to be m entries of ±1, or :func:`default_signs` (m) for ``None``."""
+def _validated_signs(signs, m) -> np.ndarray:
+    """``signs`` checked to be m entries of ±1, or :func:`~ibcore.relu.default_signs` (m) for ``None``."""
     if signs is None:
         return default_signs(m)
     signs = finite_array("signs", signs, shape=(m,))
@@ -44,14 +44,14 @@ def validated_signs(signs, m) -> np.ndarray:
     return signs
 
 
-def is_relu(activation) -> bool:
-    """Check ``activation`` against :data:`ACTIVATIONS`; True for the ReLU."""
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {activation!r}")
+def _is_relu(activation) -> bool:
+    """Check ``activation`` against ``_ACTIVATIONS``; True for the ReLU."""
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"activation must be one of {_ACTIVATIONS}, got {activation!r}")
     return activation == "relu"
 
 
-def network_loss(beta, y, signs, activation="relu") -> float:
+def _network_loss(beta, y, signs, activation="relu") -> float:
     """L = (1/2n) Σ_i (Σ_j s_j σ(β_{j,i}) - y_i)² from the pre-activations β (shape (m, n)).
 
     Parameters
@@ -62,7 +62,7 @@ def network_loss(beta, y, signs, activation="relu") -> float:
     signs : array of shape (m,)
     activation : {"relu", "identity"}
     """
-    relu = is_relu(activation)
+    relu = _is_relu(activation)
     h = np.maximum(beta, 0.0) if relu else beta
     r = signs @ h - y
     return float(r @ r) / (2 * y.size)

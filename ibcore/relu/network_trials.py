@@ -9,30 +9,30 @@ closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in
 :mod:`~ibcore.relu.min_norm`, the initial weights in
 :mod:`~ibcore.relu.initialisation`.
 
-* :func:`two_neuron_trial`: f = σ(w₊·x) - σ(w₋·x) from w₊(0) = w₋(0) = b0 Xᵀ1/d,
+* :func:`~ibcore.relu.two_neuron_trial`: f = σ(w₊·x) - σ(w₋·x) from w₊(0) = w₋(0) = b0 Xᵀ1/d,
   compared with the decoupled target (w*(y), w*(-y)).
-* :func:`disjoint_trial`: m neurons from a sign-aligned disjoint start;
+* :func:`~ibcore.relu.disjoint_trial`: m neurons from a sign-aligned disjoint start;
   while the pattern does not change every neuron runs linear regression on
   its own subset.
-* :func:`bad_init_trial`: random, partly inactive and tiny starts, after
+* :func:`~ibcore.relu.bad_init_trial`: random, partly inactive and tiny starts, after
   which GD stops at non-global points.
 
 Each trial follows the protocol of :mod:`ibcore.relu.trials` (labels first,
 then the data) and reports ``success``: the run converged and fitted every
-example some neuron can fit, to :func:`~ibcore.relu.metrics.fit_threshold`.
+example some neuron can fit, to ``_fit_threshold``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_generator, nonnegative_float, positive_float, positive_int
-from .features import sample_features, sample_labels, validated_sizes
+from ..validation import nonnegative_float, positive_float, positive_int
+from .features import sample_features, sample_labels, _validated_sizes
 from .gd import gradient_descent, gradient_descent_gram
 from .gram import sample_gram
-from .iteration import without_inactive_warning
-from .initialisation import BAD_INITS, bad_init_weights, disjoint_coef, sign_aligned_assignment, two_neuron_coef
-from .metrics import (can_fit, fit_statistics, fit_threshold, norm_gram, relative_gap, relative_gap_gram,
-                      run_statistics)
+from ._iteration import without_inactive_warning
+from .initialisation import _BAD_INITS, bad_init_weights, disjoint_coef, sign_aligned_assignment, two_neuron_coef
+from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap, relative_gap_gram,
+                      _run_statistics)
 from .min_norm import (disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram,
                        min_norm_pair, min_norm_pair_gram, min_norm_solution)
 from .model import default_signs
@@ -43,7 +43,7 @@ __all__ = ["two_neuron_trial", "disjoint_trial", "bad_init_trial"]
 
 
 def _checked(n, d, c, tol, max_steps):
-    n, d = validated_sizes(n, d)
+    n, d = _validated_sizes(n, d)
     return n, d, positive_float("c", c), nonnegative_float("tol", tol), positive_int("max_steps", max_steps)
 
 
@@ -56,7 +56,7 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
 
     Isotropic Gaussian data drawn as K = X Xᵀ (cost independent of d), labels
     y ~ U[-1, 1], w₊(0) = w₋(0) = b0 Xᵀ1/d
-    (:func:`~ibcore.relu.initialisation.two_neuron_coef`), lr = c n/mean‖x‖²,
+    (:func:`~ibcore.relu.two_neuron_coef`), lr = c n/mean‖x‖²,
     GD to convergence, compared with (w*(y), w*(-y)).
 
     Parameters
@@ -76,23 +76,23 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
     -------
     dict of scalars
         ``gap`` (relative, to (w*(y), w*(-y))), ``gap_scaled`` = gap/√(n/d),
-        ``orthogonal_gap`` (:func:`~ibcore.relu.orthogonal.two_neuron_orthogonal_gap`
+        ``orthogonal_gap`` (:func:`~ibcore.relu.two_neuron_orthogonal_gap`
         for these labels: the part set by b0 alone), ``decoupled`` (fraction
         of examples whose wrong neuron, w₋ for y_i > 0 and w₊ for y_i < 0,
-        ends inactive), ``predicted_decoupled`` (fraction with |y_i| > 2 b0),
-        ``wrong_share`` = Σ_i σ(β_wrong,i) / Σ_i |y_i| (the output carried by
+        ends inactive), ``predicted_decoupled`` (fraction with ∣y_i∣ > 2 b0),
+        ``wrong_share`` = Σ_i σ(β_wrong,i) / Σ_i ∣y_i∣ (the output carried by
         wrong neurons), ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     b0 = positive_float("b0", b0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
     res = without_inactive_warning(gradient_descent_gram, K, y, two_neuron_coef(K, b0=b0, trace=d),
                  lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps, record_every=None)
     gap = relative_gap_gram(K, res.coef, min_norm_pair_gram(K, y))
     wrong = np.where(y > 0, res.beta[1], res.beta[0])
-    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
         "gap_scaled": gap / np.sqrt(n / d),
@@ -102,7 +102,7 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
         "wrong_share": float(np.sum(np.maximum(wrong, 0.0)) / np.sum(np.abs(y))),
         "success": _success(res, fit),
         **fit,
-        **run_statistics(res),
+        **_run_statistics(res),
     }
 
 
@@ -111,9 +111,9 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
 
     Isotropic data (K drawn directly), y ~ U[-1, 1], signs (+1, -1, +1, ...),
     every example given to one neuron of its sign
-    (:func:`~ibcore.relu.initialisation.sign_aligned_assignment`), and
+    (:func:`~ibcore.relu.sign_aligned_assignment`), and
     w_j(0) with pre-activations +b0 on its own subset S_j and -b0 elsewhere
-    (:func:`~ibcore.relu.initialisation.disjoint_coef`).
+    (:func:`~ibcore.relu.disjoint_coef`).
 
     Parameters
     ----------
@@ -122,21 +122,21 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     m : int
         Number of neurons (≥ 2, so that both label signs have a neuron).
     b0 : float
-        |β(0)|.
+        ∣β(0)∣.
     c, tol, max_steps, rng
-        As in :func:`two_neuron_trial`.
+        As in :func:`~ibcore.relu.two_neuron_trial`.
 
     Returns
     -------
     dict of scalars
         ``gap``: relative distance ‖W - W*‖_F/‖W*‖_F to the per-neuron
-        min-norm targets (:func:`~ibcore.relu.min_norm.disjoint_targets_gram`);
+        min-norm targets (:func:`~ibcore.relu.disjoint_targets_gram`);
         ``closest_gap``: relative distance to the pattern's network closest
-        to W(0) (:func:`~ibcore.relu.min_norm.disjoint_closest_targets_gram`,
+        to W(0) (:func:`~ibcore.relu.disjoint_closest_targets_gram`,
         ≈ 1e-10 when the pattern is kept: GD's implicit bias); ``init_term`` =
         ‖frozen‖/‖W*‖ and ``relu_term`` = ‖W - frozen - W*‖/‖W*‖, the parts of
         the gap due to the never-moving part of the initialisation and to the
-        rest (:func:`~ibcore.relu.min_norm.disjoint_linear_limit_gram`);
+        rest (:func:`~ibcore.relu.disjoint_linear_limit_gram`);
         ``gap_scaled`` and ``relu_scaled`` (divided by √(n/d));
         ``linear_limit_error`` = ‖W - W_lin‖/‖W_lin‖ (≈ 1e-10 when the pattern
         never changed); ``pattern_kept`` (no neuron–example pair ever
@@ -150,7 +150,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     if m < 2:
         raise ValueError(f"m must be at least 2 (one neuron per label sign), got {m}")
     b0 = positive_float("b0", b0)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
     signs = default_signs(m)
@@ -167,7 +167,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     symmetric_sq = norm_gram(K, pair[0]) ** 2 / np.sum(signs > 0) + norm_gram(K, pair[1]) ** 2 / np.sum(signs < 0)
     gap = norm_gram(K, res.coef - target) / norm_target
     relu_term = norm_gram(K, res.coef - frozen - target) / norm_target
-    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
         "closest_gap": norm_gram(K, res.coef - closest) / norm_gram(K, closest),
@@ -181,7 +181,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
         "symmetric_norm_ratio": norm_target ** 2 / symmetric_sq,
         "success": _success(res, fit),
         **fit,
-        **run_statistics(res),
+        **_run_statistics(res),
     }
 
 
@@ -198,10 +198,10 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
     n, d : int
     init, b0, m, inactive
         The initialisation, as in
-        :func:`~ibcore.relu.initialisation.bad_init_weights`; m = 2 is the
+        :func:`~ibcore.relu.bad_init_weights`; m = 2 is the
         model f = σ(w₊·x) - σ(w₋·x).
     c, tol, max_steps, rng
-        As in :func:`two_neuron_trial`; ``rng`` draws y, then X, then w0.
+        As in :func:`~ibcore.relu.two_neuron_trial`; ``rng`` draws y, then X, then w0.
 
     Returns
     -------
@@ -216,19 +216,19 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
-    if init not in BAD_INITS:  # fail before drawing the data (bad_init_weights checks the rest)
-        raise ValueError(f"init must be one of {BAD_INITS}, got {init!r}")
+    if init not in _BAD_INITS:  # fail before drawing the data (bad_init_weights checks the rest)
+        raise ValueError(f"init must be one of {_BAD_INITS}, got {init!r}")
     b0 = positive_float("b0", b0)
     if positive_int("m", m) not in (1, 2):
         raise ValueError(f"m must be 1 or 2, got {m!r}")
     inactive = positive_int("inactive", inactive)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     X = sample_features(n, d, rng=rng)
     w0 = bad_init_weights(init, X, y, b0=b0, m=m, inactive=inactive, rng=rng)
     res = without_inactive_warning(gradient_descent, X, y, w0, lr=lr_from_contraction(c, X), tol=tol, max_steps=max_steps,
                  record_every=None)
-    fits = can_fit(y, res.signs)
+    fits = _can_fit(y, res.signs)
     needy = fits.any(axis=0)
     beta0 = np.atleast_2d(w0) @ X.T
     never = needy & ~(fits & (np.atleast_2d(res.alpha) != 0)).any(axis=0)
@@ -237,7 +237,7 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         target, loss_min = star.w, star.loss
     else:
         target, loss_min = min_norm_pair(X, y), 0.0
-    fit = fit_statistics(res, y, threshold=fit_threshold(y, tol=tol, c=c))
+    fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
         "loss_excess": res.loss - loss_min,
         "inactive_at_init": int(np.sum(needy & ~(fits & (beta0 > 0)).any(axis=0))),
@@ -246,5 +246,5 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         "gap": relative_gap(res.w, target),
         "success": _success(res, fit),
         **fit,
-        **run_statistics(res),
+        **_run_statistics(res),
     }

@@ -6,11 +6,11 @@ Part I can be solved example by example (the control of Boursier et al.,
 
 * one neuron: an active example moves as β ← (1 - c)β + c y_i; a negative
   label crosses 0 once and freezes in (c y_i, 0], which gives the settling
-  step :func:`orthogonal_stabilisation_step` and the overshoot floor
-  :func:`orthogonal_overshoot_gap`;
+  step :func:`~ibcore.relu.orthogonal_stabilisation_step` and the overshoot floor
+  :func:`~ibcore.relu.orthogonal_overshoot_gap`;
 * two neurons f = σ(β₊) - σ(β₋) from β₊ = β₋ = b0: β₊ + β₋ is conserved while
-  both are active, so an example decouples only if |y_i| ≥ 2 b0
-  (:func:`two_neuron_orthogonal_limit`, :func:`two_neuron_orthogonal_gap`).
+  both are active, so an example decouples only if ∣y_i∣ ≥ 2 b0
+  (:func:`~ibcore.relu.two_neuron_orthogonal_limit`, :func:`~ibcore.relu.two_neuron_orthogonal_gap`).
 """
 from __future__ import annotations
 
@@ -40,10 +40,10 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     With K = d·I and pre-activations starting at β_i(0) = b0, an active
     example moves alone, β_t = y_i + (b0 - y_i)(1 - c)^t.  A positive
     label never crosses 0; a negative one switches off at the first t with
-    (1 - c)^t ≤ |y_i|/(b0 + |y_i|) and never comes back, so the pattern
+    (1 - c)^t ≤ ∣y_i∣/(b0 + ∣y_i∣) and never comes back, so the pattern
     is final after
 
-        T_orth = max_{y_i < 0} ⌈ log(|y_i|/(b0 + |y_i|)) / log(1 - c) ⌉
+        T_orth = max_{y_i < 0} ⌈ log(∣y_i∣/(b0 + ∣y_i∣)) / log(1 - c) ⌉
 
     steps (0 when no label is negative).  This is the time the slowest
     negative example needs, with no cross-talk at all.
@@ -80,7 +80,7 @@ def orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
 
     and ≈ c/√3 for symmetric labels when the crossing falls at a uniform phase
     of its last step (chapter 1).  A step-by-step recursion per label, so its
-    cost is the number of steps, O(log(1/|y|)/c).
+    cost is the number of steps, O(log(1/∣y∣)/c).
 
     Parameters
     ----------
@@ -112,9 +112,9 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
 
     * y_i ≥ 2b0: β₋ hits 0 first and freezes, β₊ → y_i: limit (y_i, 0);
     * y_i ≤ -2b0: limit (0, -y_i);
-    * |y_i| < 2b0: both stay active, limit (b0 + y_i/2, b0 - y_i/2): no decoupling.
+    * ∣y_i∣ < 2b0: both stay active, limit (b0 + y_i/2, b0 - y_i/2): no decoupling.
 
-    Finite steps add an overshoot O(c|y_i|) where a neuron freezes.
+    Finite steps add an overshoot O(c∣y_i∣) where a neuron freezes.
 
     Parameters
     ----------
@@ -136,12 +136,12 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
 
 
 def two_neuron_orthogonal_gap(y, b0) -> float:
-    r"""Relative gap of :func:`two_neuron_orthogonal_limit` to the decoupled target (y₊, y₋).
+    r"""Relative gap of :func:`~ibcore.relu.two_neuron_orthogonal_limit` to the decoupled target (y₊, y₋).
 
     On orthogonal data with equal norms ‖w‖ ∝ ‖β‖, and the target
     (w*(y), w*(-y)) has β* = (max(y, 0), max(-y, 0)), so
 
-        gap = √(2 Σ_{|y_i|<2b0} (b0 - |y_i|/2)²) / ‖y‖.
+        gap = √(2 Σ_{∣y_i∣<2b0} (b0 - ∣y_i∣/2)²) / ‖y‖.
 
     For y ~ U[-1, 1] and b0 ≤ 1/2 its mean square is 4b0³: gap ≈ 2 b0^{3/2},
     whatever d.  This is the part of the two-neuron gap that comes from the

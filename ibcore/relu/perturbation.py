@@ -4,40 +4,41 @@ Write K = d(I + E) with E = K/d - I, whose off-diagonal entries ε_ij are the
 cross-talk (of size 1/√d for isotropic data; chapter 2's Gram lemma).  On
 orthogonal data (E = 0) GD from β(0) = b0·1 fits the positive labels, and a
 negative label y_i freezes at 0 at the time T_i when the self-term
-alone brings it there, e^{-cT_i} = ρ_i := |y_i|/(b0 + |y_i|) (gradient flow).
+alone brings it there, e^{-cT_i} = ρ_i := ∣y_i∣/(b0 + ∣y_i∣) (gradient flow).
 To first order in E (our derivation, chapter 3):
 
 * **GD.**  After T_i, example i moves only through the cross-talk of the
   examples still active.  A positive j still has the residual
   (b0 - y_j)ρ_i left to shed, a negative j that freezes later
-  (|y_j| < |y_i|) still has b0(|y_i| - |y_j|)/(b0 + |y_i|).  Their
+  (∣y_j∣ < ∣y_i∣) still has b0(∣y_i∣ - ∣y_j∣)/(b0 + ∣y_i∣).  Their
   cross-talk moves β_i from 0 to their sum, and a move above 0 re-activates
   i, which the self-term clips back to 0::
 
-      β_i^GD ≈ min(0, ρ_i Σ_{j∈I₊} ε_ij (y_j - b0) - Σ_{j∈I₋, |y_j|<|y_i|} ε_ij b0 (|y_i| - |y_j|)/(b0 + |y_i|)).
+      β_i^GD ≈ min(0, ρ_i Σ_{j∈I₊} ε_ij (y_j - b0) - Σ_{j∈I₋, ∣y_j∣<∣y_i∣} ε_ij b0 (∣y_i∣ - ∣y_j∣)/(b0 + ∣y_i∣)).
 
 * **w*.**  The positive-subset fit predicts β_i^PLS ≈ Σ_{j∈I₊} ε_ij y_j on a
   negative example; w* keeps it where it is negative (slack) and pins it at 0
   where it is positive (tight): β*_i ≈ min(0, β_i^PLS).
 
-Both arguments of the min differ by (b0/(b0 + |y_i|))·G_i with
-G_i = Σ_{j∈I₊} ε_ij (y_j + |y_i|) + Σ_{j∈I₋, |y_j|<|y_i|} ε_ij (|y_i| - |y_j|),
+Both arguments of the min differ by (b0/(b0 + ∣y_i∣))·G_i with
+G_i = Σ_{j∈I₊} ε_ij (y_j + ∣y_i∣) + Σ_{j∈I₋, ∣y_j∣<∣y_i∣} ε_ij (∣y_i∣ - ∣y_j∣),
 a sum of O(n) cross-terms: the mismatch, and with it the gap, vanishes as
 b0 → 0 and is of order √(n/d) for b0 = Θ(1).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
+from .._result import result
 from ..validation import finite_array, positive_float
-from .gram import validated_gram
+from .gram import _validated_gram
 
 __all__ = ["FirstOrderLimit", "first_order_limit", "first_order_gap"]
 
 
-class FirstOrderLimit(NamedTuple):
+@result
+class FirstOrderLimit:
     """Pre-activations (n,) at first order in the cross-talk; only the negative labels differ from y."""
 
     gd: np.ndarray
@@ -63,7 +64,7 @@ def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
     FirstOrderLimit
         ``gd`` and ``star``: y on the positive labels, the formulas above on the others.
     """
-    K = validated_gram(K)
+    K = _validated_gram(K)
     y = finite_array("y", y, shape=(K.shape[0],))
     b0 = positive_float("b0", b0)
     eps = K / np.mean(np.diag(K))
@@ -84,7 +85,7 @@ def first_order_gap(K, y, b0=1.0) -> float:
     r"""The relative gap ‖w_GD - w*‖/‖w*‖ at first order: √(Σ_{y_i≤0} (β_i^GD - β*_i)² / Σ_{y_i>0} y_i²).
 
     With K ≈ d I, ‖X^T a‖² ≈ ‖K a‖²/d, so the gap is the distance of the
-    pre-activations of :func:`first_order_limit` over the norm of the
+    pre-activations of :func:`~ibcore.relu.first_order_limit` over the norm of the
     positive labels.
     """
     limit = first_order_limit(K, y, b0)

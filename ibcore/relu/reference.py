@@ -1,4 +1,4 @@
-"""The weight-space reference for :func:`ibcore.relu.gradient_descent`.
+"""The weight-space reference for :func:`~ibcore.relu.gradient_descent`.
 
 The same GD, updating the weights directly: each step recomputes β = X w and
 lr∇L at O(m n d). It exists to check the primal–dual form (the two agree to
@@ -12,14 +12,14 @@ import math
 import numpy as np
 
 from ..validation import finite_array
-from .iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent_weight_space", "weight_space_step"]
+__all__ = ["gradient_descent_weight_space"]
 
 
-def weight_space_step(X, y, s_col, W, alpha, beta, eta, relu=True):
+def _weight_space_step(X, y, s_col, W, alpha, beta, eta, relu=True):
     """One plain GD step, W ← W - lr ∇L, then β = W Xᵀ. O(m n d). Returns (β_new, ‖ΔW‖²).
 
     A kernel of the inner loop (inputs not validated); ``alpha`` is updated
@@ -43,7 +43,7 @@ class _WeightIterate:
 
     def step(self):
         s = self.setup
-        self.beta, step_sq = weight_space_step(self.X, s.y, self.s_col, self.W, self.alpha, self.beta,
+        self.beta, step_sq = _weight_space_step(self.X, s.y, self.s_col, self.W, self.alpha, self.beta,
                                                self.eta, s.relu)
         return step_sq
 
@@ -56,14 +56,14 @@ class _WeightIterate:
 
 @gd_parameters_doc
 def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
-                                  record_every=1, activation="relu",
+                                  record_every=None, activation="relu",
                                   check_stability=True) -> GDResult:
     """Reference implementation: the same GD, updating w directly.
 
     Each step recomputes β = X w and lr∇L = (lr/n) Σ_j s_j Xᵀ D_j r, at
     O(m n d); α is accumulated alongside only so that the histories can be
     compared, and the stopping rule uses ‖w‖ and ‖Δw‖ computed in weight space.
-    Use it to check :func:`~ibcore.relu.gd.gradient_descent` (they agree to
+    Use it to check :func:`~ibcore.relu.gradient_descent` (they agree to
     ~1e-10 relative), not for experiments.
 
     Parameters
@@ -77,7 +77,7 @@ def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000
     n, d = X.shape
     setup = prepare_gd(y, w0, init_name="w0", width=d, n=n, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
                        record_every=record_every, activation=activation)
-    bound = stability.check_stability(setup.lr, X @ X.T, setup.m, check=check_stability)
+    bound = stability._check_stability(setup.lr, X @ X.T, setup.m, check=check_stability)
     state = _WeightIterate(X, setup)
     warn_inactive(state.beta, setup)
     return run_gd(state, setup, bound=bound, weights=lambda st: st.W)

@@ -1,19 +1,32 @@
-"""What a GD run returns: :class:`GDResult`, with the recorded states in :class:`GDHistory`.
+"""What a GD run returns: :class:`~ibcore.relu.GDResult`, with the recorded states in :class:`~ibcore.relu.GDHistory`,
+and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
 
-SciPy style: frozen dataclasses with named fields; counts are ints named
-``n_*``, arrays of recorded step indices are named ``step``, and ``success``
-says whether the run reached its goal (here: the stopping criterion).
+ibcore's one result style (CONTRIBUTING.md): frozen dataclasses with named fields;
+counts are ints named ``n_*``, arrays of recorded step indices are named ``step``,
+``success`` says whether the run reached its goal (here: the stopping criterion) and
+``message`` says why it stopped.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-__all__ = ["GDHistory", "GDResult"]
+from .._result import result
+
+__all__ = ["GDResult", "GDHistory", "InactivePositiveWarning"]
 
 
-@dataclass(frozen=True)
+class InactivePositiveWarning(UserWarning):
+    """Some example that the network must fit starts inactive on every neuron able to fit it.
+
+    For one neuron (s = +1) these are the positive-label examples with
+    x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
+    β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
+    cross-terms K_ik, so GD usually cannot fit it and stops at a
+    non-global stationary point (the notes' "bad initialisation", F.2 analogue).
+    """
+
+
+@result
 class GDHistory:
     """States recorded every ``record_every`` steps, and the final one.
 
@@ -42,7 +55,7 @@ class GDHistory:
     loss: np.ndarray
 
 
-@dataclass(frozen=True)
+@result
 class GDResult:
     """Outcome of a GD run.
 
@@ -65,6 +78,8 @@ class GDResult:
         f(x_i) = Σ_j s_j σ(β_{j,i}) at the end.
     success : bool
         Whether the stopping criterion was met (never, when ``tol == 0``).
+    message : str
+        Why the run stopped, in words.
     n_steps : int
         Number of GD steps taken.
     loss : float
@@ -90,6 +105,7 @@ class GDResult:
     signs: np.ndarray
     predictions: np.ndarray
     success: bool
+    message: str
     n_steps: int
     loss: float
     last_change: np.ndarray

@@ -12,17 +12,17 @@ import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array, positive_float, positive_int
-from .features import as_spectrum
-from .gram import validated_gram
+from .features import _as_spectrum
+from .gram import _validated_gram
 
-__all__ = ["stability_bound", "check_stability", "lr_from_contraction", "default_contraction"]
+__all__ = ["stability_bound", "lr_from_contraction", "default_contraction"]
 
 
 def _features_or_gram(X, K):
     """Exactly one of X and K, validated: (X, None) or (None, K)."""
     if (X is None) == (K is None):
         raise ValueError("give exactly one of X (features) and K (Gram matrix)")
-    return (finite_array("X", X, ndim=2), None) if X is not None else (None, validated_gram(K))
+    return (finite_array("X", X, ndim=2), None) if X is not None else (None, _validated_gram(K))
 
 
 def _lambda_max(K) -> float:
@@ -31,16 +31,16 @@ def _lambda_max(K) -> float:
 
 
 def stability_bound(X=None, *, K=None, m=1) -> float:
-    r"""Largest stable step size, 2n / (m λ_max(K)).
+    r"""Largest stable step size, :math:`2n / (m\,\lambda_{\max}(K))`.
 
     On a fixed activation pattern the loss is the quadratic
-    (1/2n)‖Σ_j s_j D_j X w_j - y‖², whose Hessian in (w_1, ..., w_m) has
-    largest eigenvalue (1/n) λ_max(Σ_j D_j K D_j).  Since λ_max(D K D) ≤ λ_max(K),
-    this is at most m λ_max(K)/n, with equality for the all-active pattern.
-    GD on a quadratic is stable iff lr < 2/λ_max(Hessian), so
-    lr < 2n/(m λ_max(K)) is exactly the condition for GD to be stable on
-    every activation pattern (the all-active one attains the bound), and for
-    the identity activation.  The ReLU loss is not smooth across patterns,
+    :math:`\frac1{2n}\lVert\sum_j s_j D_j X w_j - y\rVert^2`, whose Hessian in
+    :math:`(w_1, \dots, w_m)` has largest eigenvalue at most :math:`m\,\lambda_{\max}(K)/n`
+    (since :math:`\lambda_{\max}(DKD) \le \lambda_{\max}(K)`), with equality for the
+    all-active pattern. GD on a quadratic is stable iff
+    :math:`\eta < 2/\lambda_{\max}(\text{Hessian})`, so :math:`\eta < 2n/(m\,\lambda_{\max}(K))`
+    is exactly the condition for GD to be stable on every activation pattern (the
+    all-active one attains the bound), and for the identity activation.  The ReLU loss is not smooth across patterns,
     so this is a per-pattern condition, not a global convergence proof.
     In contraction units, c < 2 mean‖x‖² / (m λ_max(K)) ≈ 2/m for d ≫ n.
 
@@ -58,7 +58,7 @@ def stability_bound(X=None, *, K=None, m=1) -> float:
     return 2.0 * K.shape[0] / (m * _lambda_max(K))
 
 
-def check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
+def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
     """Return the stability bound 2n/(m λ_max(K)); raise ``ValueError`` if ``check`` and lr is at or above it.
 
     Parameters
@@ -88,7 +88,7 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
     An example that is active alone then moves as β ← (1 - c) β + c y.
     Finite c leaves an O(c) overshoot in the gap (≈ c/√3 on orthogonal data,
     chapter 1), so the √(n/‖λ‖₁) scaling is only visible while c ≪ √(n/‖λ‖₁):
-    see :func:`default_contraction`.
+    see :func:`~ibcore.relu.default_contraction`.
 
     Parameters
     ----------
@@ -120,9 +120,9 @@ def default_contraction(n, d, *, spectrum=None) -> float:
     ----------
     n, d : int
     spectrum : None, str, array or Spectrum
-        As for :func:`~ibcore.relu.features.sample_features`.
+        As for :func:`~ibcore.relu.sample_features`.
     """
     n = positive_int("n", n)
-    spec = as_spectrum(spectrum, d)
+    spec = _as_spectrum(spectrum, d)
     scale = np.sqrt(n / spec.R0)
     return float(f"{min(0.01, 0.2 * scale):.1g}")

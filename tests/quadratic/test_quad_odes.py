@@ -4,7 +4,7 @@ import pytest
 
 import ibcore.quadratic as q
 from ibcore import DivergenceError
-from ibcore.sweep import summarise, sweep
+from ibcore.sweep import summarise, sweep, trial_seed
 
 
 def _random_overlaps(p, p_star, rng, n=9):
@@ -18,7 +18,7 @@ def test_rhs_is_built_from_the_moments(noise):
     """dR/dt' = -2 E[D lam nu], dQ/dt' = -4 E[D lam lam] + 4 (lr/p)(Phi + noise Q), for a generic T."""
     p, p_star, lr = 3, 2, 0.3
     Q, R, T = _random_overlaps(p, p_star, np.random.default_rng(0))
-    m_R, m_Q = q.error_first_moments(Q, R, T)
+    m_R, m_Q = q.moments._error_first_moments(Q, R, T)
     dQ, dR = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
     np.testing.assert_allclose(dR, -2 * m_R, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise),
@@ -118,8 +118,8 @@ def test_reduction_rejects_non_isotropic_start():
         q.integrate_reduced(Q0, R0, T, lr=0.1, t_max=1.0)
     with pytest.raises(ValueError, match="T"):
         q.integrate_reduced(np.eye(4), R0, 2 * np.eye(2), lr=0.1, t_max=1.0)
-    state = q.reduce_overlaps(*q.initial_overlaps(4, 2, 100, rng=0))
-    assert isinstance(state, q.ReducedState) and state.r.shape == (2,) and state.a == pytest.approx(1.0)
+    state = q.reduced._reduce_overlaps(*q.initial_overlaps(4, 2, 100, rng=0))
+    assert isinstance(state, q.reduced._ReducedState) and state.r.shape == (2,) and state.a == pytest.approx(1.0)
 
 
 def test_ode_blow_up_is_reported():
@@ -194,7 +194,12 @@ def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     again = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
     assert set(first.dtype.names) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
-    assert np.all(first["s_min"] <= first["s_max"])
+    # each row is the trial run on its own seed: (seed, its parameters, its index)
+    for k in range(2):
+        ss = trial_seed(3, {"N": 1000, "p": 3, "p_star": 2}, k)
+        expected = q.ode_escape_time_trial(N=1000, p=3, p_star=2, rng=np.random.default_rng(ss))
+        assert [np.asarray(first[c])[k] for c in ("t_esc", "s_min", "s_max")] == [
+            expected[c] for c in ("t_esc", "s_min", "s_max")]
 
 
 @pytest.mark.parametrize("p,p_star,g", [(4, 2, 0.1), (16, 2, 0.1), (3, 1, 0.05), (8, 4, 0.02)])

@@ -57,8 +57,8 @@ def test_closest_zero_loss_weights():
     W0, W_star = q.random_init(p, p_star, N, informative=0.5, rng=rng)
     W = q.closest_zero_loss_weights(W0, W_star)
     assert abs(q.population_risk(*q.overlaps(W, W_star))) < 1e-13
-    _, R_inf = q.closest_zero_loss_solution(q.overlaps(W0, W_star)[1])
-    np.testing.assert_allclose(q.overlaps(W, W_star)[1], R_inf, atol=1e-12)
+    _, R_inf = q.closest_zero_loss_solution(q.overlaps(W0, W_star).R)
+    np.testing.assert_allclose(q.overlaps(W, W_star).R, R_inf, atol=1e-12)
     best = np.linalg.norm(W - W0)
     for _ in range(200):
         S = q.random_frame(p, p_star, rng=rng)

@@ -55,17 +55,21 @@ def test_bad_input_raises_before_any_draw(trial, bad, name):
     assert rng.bit_generator.state == state, "the trial drew random numbers before validating"
 
 
-def test_ode_escape_time_trial_is_the_reduced_escape_time():
-    """The trial = initial_overlaps + reduced_escape_time, on the same generator."""
-    rng = np.random.default_rng(4)
-    Q0, R0, _ = q.initial_overlaps(4, 2, 10**5, rng=rng)
-    by_hand = q.reduced_escape_time(Q0, R0, t_max=2 * np.log(10**5) + 20)
-    record = q.ode_escape_time_trial(p=4, p_star=2, N=10**5, rng=np.random.default_rng(4))
-    assert record["t_esc"] == by_hand
-    assert record["s_max"] == pytest.approx(np.linalg.norm(R0 * np.sqrt(10**5), 2))
-    # with the lr^2 term the trial measures against the lifted plateau
-    lifted = q.ode_escape_time_trial(p=4, p_star=2, N=10**5, lr=0.4, rng=np.random.default_rng(4))
-    assert lifted["t_esc"] == q.reduced_escape_time(Q0, R0, lr=0.4, t_max=2 * np.log(10**5) + 20)
+@pytest.mark.parametrize("lr", [None, 0.4])
+def test_ode_escape_time_trial_against_the_full_odes(lr):
+    """The trial integrates the reduced system with an event; the full matrix ODEs from the trial's
+    own draw, sampled densely, cross half the plateau risk at the same time; s_min and s_max are
+    the extreme singular values of sqrt(N) R(0)."""
+    p, p_star, N = 4, 2, 10**5
+    record = q.ode_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(4))
+    Q0, R0, T = q.initial_overlaps(p, p_star, N, rng=np.random.default_rng(4))
+    full = q.integrate_odes(Q0, R0, T, lr=lr, t_max=12.0, grid="linear", n_points=4801)
+    level = 0.5 * q.plateau_risk(p, p_star, lr=lr)
+    i = np.flatnonzero(full.risk < level)[0]
+    t_cross = np.interp(level, full.risk[[i, i - 1]], full.t[[i, i - 1]])
+    assert record["t_esc"] == pytest.approx(t_cross, abs=1e-3)
+    sv = np.linalg.svd(np.sqrt(N) * R0, compute_uv=False)
+    assert (record["s_min"], record["s_max"]) == pytest.approx((sv.min(), sv.max()), rel=1e-12)
 
 
 def test_sgd_escape_time_trial_is_one_run_and_its_ode():

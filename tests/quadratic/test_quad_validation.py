@@ -71,7 +71,6 @@ def test_ode_arguments(integrate, kwargs, name):
     (dict(record_every=0), "record_every"),
     (dict(record_steps=[0, 5, 3]), "record_steps"),
     (dict(record_steps=[0, 500]), "record_steps"),
-    (dict(rng="seed"), "rng"),
     (dict(stop_below=-1.0), "stop_below"),
 ])
 def test_sgd_arguments(kwargs, name):

@@ -188,6 +188,6 @@ def test_tiny_initialisation_can_stall(problem):
         l_min = np.sum(y[y < 0] ** 2) / 40
         good = R.gradient_descent(X, y, R.all_active_init(X, trace=100), lr=lr, record_every=None)
         assert good.loss == pytest.approx(l_min, rel=1e-9)
-        tiny = R.gradient_descent(X, y, R.tiny_init(X, trace=100), lr=lr, record_every=None)
+        tiny = R.gradient_descent(X, y, R.initialisation._tiny_init(X, trace=100), lr=lr, record_every=None)
         stalled += tiny.loss > l_min + 1e-6
     assert stalled >= 1

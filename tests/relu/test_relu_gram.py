@@ -59,7 +59,7 @@ def test_moment_test_detects_a_wrong_sampler():
     """The tolerance above is tight enough to catch a Wishart with d - n degrees of freedom."""
     d = 30
     rng = np.random.default_rng(3)
-    diag = np.concatenate([np.diag(R.wishart_bartlett(N_EX, d - N_EX, rng=rng)) for _ in range(DRAWS)])
+    diag = np.concatenate([np.diag(R.gram._wishart_bartlett(N_EX, d - N_EX, rng=rng)) for _ in range(DRAWS)])
     assert abs(diag.mean() - d) > Z * np.sqrt(2 * d / diag.size)
 
 

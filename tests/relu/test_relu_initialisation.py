@@ -58,7 +58,7 @@ def test_gaussian_init_scale_and_reproducibility():
 
 def test_tiny_init_is_the_small_all_active_init():
     X = R.sample_features(5, 50, rng=3)
-    np.testing.assert_allclose(R.tiny_init(X), 1e-3 * R.all_active_init(X))
+    np.testing.assert_allclose(R.initialisation._tiny_init(X), 1e-3 * R.all_active_init(X))
 
 
 def test_default_signs():

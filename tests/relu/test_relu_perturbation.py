@@ -90,7 +90,7 @@ def test_settling_certificate_brackets_the_last_pattern_change():
     rng = np.random.default_rng(3)
     X = R.sample_features(n, d, rng=rng)
     y = rng.uniform(-1, 1, n)
-    run = R.gradient_descent(X, y, R.all_active_init(X, trace=d), lr=R.lr_from_contraction(c, X))
+    run = R.gradient_descent(X, y, R.all_active_init(X, trace=d), lr=R.lr_from_contraction(c, X), record_every=1)
     cert = R.settling_certificate(X @ X.T, y, run)
     assert cert.step is not None and R.stabilisation_step(run) <= cert.step < run.n_steps
     assert cert.bound.shape == cert.margin.shape == run.history.step.shape

@@ -5,6 +5,8 @@ import pytest
 import ibcore.relu as R
 from ibcore.sweep import summarise, sweep, trial_seed
 
+from .independent import gram_root, loss, min_norm_qp, plain_gd
+
 GAP_KEYS = {"gap", "gap_scaled", "gap_scaled_R0", "first_order_gap", "c_used", "loss_excess", "inactive_at_init",
             "success", "max_residual", "unfit", "max_unfit_label", "n_steps", "converged", "stabilisation_step",
             "reactivations"}
@@ -19,18 +21,36 @@ def test_gap_trial_returns_the_documented_scalars():
     assert out == R.gap_trial(n=20, d=800, rng=0)  # reproducible from the seed
 
 
-def test_gap_trial_is_the_computation_a_chapter_does_by_hand():
-    """Labels first, then K, the all-active start b0 Xᵀ1/d, GD, the min-norm dual: the same numbers."""
-    n, d, b0, c = 20, 3000, 0.5, 0.005
-    out = R.gap_trial(n=n, d=d, b0=b0, c=c, method="gram", tol=1e-10, rng=7)
+@pytest.mark.parametrize("method, d", [("gram", 3000), ("features", 400)])
+def test_gap_trial_measures_the_gap_of_an_independent_computation(method, d):
+    """The trial's gap, loss excess and step count, against plain numpy GD and SciPy's SLSQP for w*
+    on the trial's own draw (labels first, then the data; a Gram-only draw made explicit)."""
+    n, b0, c, tol = 20, 0.5, 0.005, 1e-10
+    out = R.gap_trial(n=n, d=d, b0=b0, c=c, method=method, tol=tol, rng=7)
     rng = np.random.default_rng(7)
     y = R.sample_labels(n, rng=rng)
-    K = R.sample_gram(n, d, rng=rng)
-    run = R.gradient_descent_gram(K, y, R.all_active_coef(K, b0=b0, trace=d), lr=R.lr_from_contraction(c, K=K),
-                                  tol=1e-10, record_every=None)
-    star = R.min_norm_solution_gram(K, y)
-    assert out["gap"] == R.relative_gap_gram(K, run.coef, star.nu)
-    assert out["n_steps"] == run.n_steps and out["loss_excess"] == run.loss - star.loss
+    X = gram_root(R.sample_gram(n, d, rng=rng)) if method == "gram" else R.sample_features(n, d, rng=rng)
+    K = X @ X.T
+    w0 = X.T @ np.full(n, b0 / d)                       # w0 = b0 Xᵀ1/‖λ‖₁, ‖λ‖₁ = d
+    lr = c * n / np.mean(np.diag(K))                   # c = lr ‖x‖²/n
+    w_gd, steps = plain_gd(X, y, w0, lr, tol=tol)
+    w_star = min_norm_qp(X, y)
+    gap = np.linalg.norm(w_gd - w_star) / np.linalg.norm(w_star)
+    assert out["gap"] == pytest.approx(gap, rel=1e-6)
+    assert abs(out["n_steps"] - steps) <= 1
+    assert out["loss_excess"] == pytest.approx(loss(X, y, w_gd) - loss(X, y, w_star), abs=1e-9)
+    assert out["gap_scaled"] == pytest.approx(gap / np.sqrt(n / d), rel=1e-6)
+
+
+def test_relative_gap_gram_is_the_weight_space_gap():
+    """‖Xᵀa - Xᵀν‖_F/‖Xᵀν‖_F computed from the features, for one neuron and for three."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((7, 30))
+    for shape in [(7,), (3, 7)]:
+        a, nu = rng.standard_normal(shape), rng.standard_normal(shape)
+        direct = np.linalg.norm(a @ X - nu @ X) / np.linalg.norm(nu @ X)
+        assert R.relative_gap_gram(X @ X.T, a, nu) == pytest.approx(direct, rel=1e-12)
+        assert R.relative_gap(a @ X, nu @ X) == pytest.approx(direct, rel=1e-12)
 
 
 def test_gap_trial_default_step_follows_the_cross_talk_scale():
@@ -162,10 +182,24 @@ def test_structure_trial_is_pattern_trials_structure():
     assert all(s[k] == p[k] for k in s)  # same labels and K from the same generator
 
 
-def test_test_error_trial_obeys_the_lipschitz_bound():
-    out = R.test_error_trial(n=20, d=500, rng=0)
-    assert out["success"] and out == R.test_error_trial(n=20, d=500, rng=0)
-    assert out["root_risk_difference"] <= out["distance"]
+@pytest.mark.parametrize("noise", [0.0, 0.25])
+def test_test_error_trial_against_an_independent_computation(noise):
+    """Teacher θ, data, labels y = Xθ + √Δ ξ (Δ = noise, a variance), plain GD and SLSQP's w*:
+    the trial's gap, distance and risks are those of this computation."""
+    n, d, c = 20, 500, 0.01
+    out = R.test_error_trial(n=n, d=d, c=c, noise=noise, rng=0)
+    rng = np.random.default_rng(0)
+    theta = rng.standard_normal(d)
+    theta *= np.sqrt(1 / 3) / np.linalg.norm(theta)
+    X = R.sample_features(n, d, rng=rng)
+    y = X @ theta + np.sqrt(noise) * rng.standard_normal(n)
+    w_gd, _ = plain_gd(X, y, X.T @ np.full(n, 1 / d), c * n / np.mean(np.sum(X * X, axis=1)), tol=1e-12)
+    w_star = min_norm_qp(X, y)
+    assert out["success"]
+    assert out["distance"] == pytest.approx(np.linalg.norm(w_gd - w_star), rel=1e-6)
+    assert out["gap"] == pytest.approx(np.linalg.norm(w_gd - w_star) / np.linalg.norm(w_star), rel=1e-6)
+    assert out["risk_gd"] == pytest.approx(R.relu_teacher_risk(w_gd, theta), rel=1e-6)
+    assert out["risk_star"] == pytest.approx(R.relu_teacher_risk(w_star, theta), rel=1e-6)
     assert out["risk_null"] == pytest.approx(1 / 6)
     assert 0 < out["risk_star"] < out["risk_null"]  # w* learns a little of the teacher (n/d = 0.04)
 
@@ -173,9 +207,19 @@ def test_test_error_trial_obeys_the_lipschitz_bound():
 def test_relu_teacher_risk_closed_form():
     rng = np.random.default_rng(0)
     d = 30
-    w, theta = rng.standard_normal(d) / np.sqrt(d), rng.standard_normal(d) / np.sqrt(d)
+    # unequal norms (0.5 and 2): with equal ones, nw * nt and nw / nt could not be told apart
+    w, theta = 0.5 * rng.standard_normal(d) / np.sqrt(d), 2 * rng.standard_normal(d) / np.sqrt(d)
     X = rng.standard_normal((200_000, d))
     mc = np.mean((np.maximum(X @ w, 0) - np.maximum(X @ theta, 0)) ** 2)
     assert R.relu_teacher_risk(w, theta) == pytest.approx(mc, rel=0.02)
     assert R.relu_teacher_risk(theta, theta) == pytest.approx(0, abs=1e-15)
     assert R.relu_teacher_risk(np.zeros(d), theta) == pytest.approx(theta @ theta / 2)
+
+
+def test_positive_residual_is_the_worst_fit_of_a_positive_label(problem):
+    """max over y_i > 0 of |σ(x_i·w) - y_i|, from the run's final weights (no test covered it)."""
+    X, y, w0, lr = problem
+    run = R.gradient_descent(X, y, w0, lr=lr, max_steps=300, tol=0)  # stopped early: visible residuals
+    direct = np.abs(np.maximum(X @ run.w, 0) - y)[y > 0].max()
+    assert direct > 1e-3 and R.positive_residual(run, y) == pytest.approx(direct, rel=1e-12)
+    assert R.positive_residual(run, -np.abs(y)) == 0.0  # no positive label: nothing to fit

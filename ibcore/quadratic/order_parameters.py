@@ -11,32 +11,30 @@ covariance :math:`\\begin{pmatrix} Q & R\\\\ R^T & T\\end{pmatrix}` (convention 
 :mod:`ibcore.quadratic`). Wick's theorem turns every expectation into a
 polynomial in :math:`Q, R, T` [D] (the moments that drive the ODEs are in
 :mod:`~ibcore.quadratic.moments`); the risk below is checked against Monte
-Carlo (:func:`monte_carlo_risk`) in ``tests/quadratic``.
+Carlo (:func:`~ibcore.quadratic.monte_carlo_risk`) in ``tests/quadratic``.
 
 Functions accept a trajectory as well as a single point: ``Q`` may be
 ``(p, p)`` or ``(n_t, p, p)`` (same leading axis for ``R``).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
 
 import numpy as np
 
-from ..validation import as_generator, finite_array, nonnegative_float, positive_int
+from .._result import result
+from ..validation import finite_array, nonnegative_float, positive_int
 
 __all__ = [
     "Overlaps",
     "overlaps",
-    "validated_sizes",
-    "validated_weights",
-    "validated_overlaps",
     "population_risk",
     "MonteCarloEstimate",
     "monte_carlo_risk",
 ]
 
 
-class Overlaps(NamedTuple):
+@result
+class Overlaps:
     """The order parameters :math:`(Q, R, T)` of a student and a teacher."""
 
     Q: np.ndarray
@@ -64,12 +62,12 @@ def overlaps(W, W_star):
         (called :math:`\\rho` in some papers) and ``T`` (p_star, p_star)
         :math:`= W^*W^{*T}/N`; unpacks as ``Q, R, T``.
     """
-    W, W_star = validated_weights(W, W_star)
+    W, W_star = _validated_weights(W, W_star)
     N = W.shape[1]
     return Overlaps(W @ W.T / N, W @ W_star.T / N, W_star @ W_star.T / N)
 
 
-def validated_sizes(p, p_star, N=None, *, p_at_least_p_star=None):
+def _validated_sizes(p, p_star, N=None, *, p_at_least_p_star=None):
     """Check the widths p, p* (and the input dimension N): positive integers.
 
     Parameters
@@ -90,7 +88,7 @@ def validated_sizes(p, p_star, N=None, *, p_at_least_p_star=None):
     return (p, p_star) if N is None else (p, p_star, positive_int("N", N))
 
 
-def validated_weights(W, W_star, *, name="W"):
+def _validated_weights(W, W_star, *, name="W"):
     """Check student and teacher weights: finite, 2-d, the same input dimension N.
 
     ``name`` is the student parameter's name in error messages (``"W"`` or ``"W0"``).
@@ -108,7 +106,7 @@ def _symmetric(name, A):
         raise ValueError(f"{name} must be symmetric")
 
 
-def validated_overlaps(Q, R, T=None, *, names=("Q", "R"), time_axis=True, symmetric=False):
+def _validated_overlaps(Q, R, T=None, *, names=("Q", "R"), time_axis=True, symmetric=False):
     """Check overlaps ``(Q, R, T)`` and return ``(Q, R, T, p, p_star)``.
 
     Parameters
@@ -169,7 +167,7 @@ def population_risk(Q, R, T=None, noise=0.0):
     -------
     float or ndarray of shape (n_t,)
     """
-    Q, R, T, p, p_star = validated_overlaps(Q, R, T)
+    Q, R, T, p, p_star = _validated_overlaps(Q, R, T)
     noise = nonnegative_float("noise", noise)
     trQ = np.trace(Q, axis1=-2, axis2=-1)
     trQ2 = np.sum(Q * np.swapaxes(Q, -1, -2), axis=(-2, -1))
@@ -180,7 +178,8 @@ def population_risk(Q, R, T=None, noise=0.0):
     return float(risk) if np.ndim(risk) == 0 else risk
 
 
-class MonteCarloEstimate(NamedTuple):
+@result
+class MonteCarloEstimate:
     """A Monte Carlo mean and its standard error."""
 
     mean: float
@@ -191,7 +190,7 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
     """Monte Carlo estimate of the population risk :math:`\\tfrac12E[(\\hat y - y)^2]` on fresh inputs.
 
     The empirical counterpart of the closed form
-    :func:`~ibcore.quadratic.overlaps.population_risk`: draws
+    :func:`~ibcore.quadratic.population_risk`: draws
     :math:`x\\sim\\mathcal N(0, I_N)`, evaluates student and teacher (and label
     noise of variance Δ) and averages the loss.
 
@@ -215,11 +214,11 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
         ``mean``, the estimate, and ``stderr``, its standard error (sample
         standard deviation of the loss / √n); unpacks as ``mean, stderr``.
     """
-    W, W_star = validated_weights(W, W_star)
+    W, W_star = _validated_weights(W, W_star)
     n_samples = positive_int("n_samples", n_samples)
     noise = nonnegative_float("noise", noise)
     batch = positive_int("batch", batch)
-    rng = as_generator(rng)
+    rng = np.random.default_rng(rng)
     p, N = W.shape
     p_star = W_star.shape[0]
     WW = np.vstack([W, W_star]) / np.sqrt(N)

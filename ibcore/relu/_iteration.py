@@ -1,10 +1,10 @@
-r"""The GD loop shared by the primal–dual solver and its weight-space reference.
+r"""The GD loop shared by the primal–dual solver and its weight-space reference (internal).
 
 Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
 validate their arguments with :func:`prepare_gd`, wrap their iterate in a
 *state* object and hand it to :func:`run_gd`, which owns everything they
 share: the divergence check, the stopping rule, the activation-pattern
-bookkeeping, the recorded history and the :class:`~ibcore.relu.results.GDResult`.
+bookkeeping, the recorded history and the :class:`~ibcore.relu.GDResult`.
 
 A state has arrays ``beta`` and ``alpha`` of shape (m, n), updated in place,
 and three methods: ``step()`` takes one GD step and returns ‖w_{t+1} - w_t‖²
@@ -26,30 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import DivergenceError, finite_array, nonnegative_float, positive_float, positive_int
-from .model import is_relu, network_loss, validated_signs
-from .results import GDHistory, GDResult
-
-__all__ = [
-    "InactivePositiveWarning",
-    "GDSetup",
-    "prepare_gd",
-    "warn_inactive",
-    "without_inactive_warning",
-    "gradient_coefficients",
-    "run_gd",
-    "gd_parameters_doc",
-]
-
-
-class InactivePositiveWarning(UserWarning):
-    """Some example that the network must fit starts inactive on every neuron able to fit it.
-
-    For one neuron (s = +1) these are the positive-label examples with
-    x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
-    β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
-    cross-terms K_ik, so GD usually cannot fit it and stops at a
-    non-global stationary point (the notes' "bad initialisation", F.2 analogue).
-    """
+from .model import _is_relu, _network_loss, _validated_signs
+from .results import GDHistory, GDResult, InactivePositiveWarning
 
 
 @dataclass(frozen=True)
@@ -102,15 +80,15 @@ def prepare_gd(y, init, *, init_name, width, n, lr, signs, max_steps, tol, recor
     """Validate what every GD entry point shares; ``init`` (w0 or α0) becomes an (m, width) array."""
     y = finite_array("y", y, shape=(n,))
     W0, squeeze = _validated_init(init_name, init, width)
-    relu = is_relu(activation)
-    return GDSetup(y=y, init=W0, squeeze=squeeze, signs=validated_signs(signs, W0.shape[0]),
+    relu = _is_relu(activation)
+    return GDSetup(y=y, init=W0, squeeze=squeeze, signs=_validated_signs(signs, W0.shape[0]),
                    activation=activation, relu=relu, lr=positive_float("lr", lr),
                    max_steps=positive_int("max_steps", max_steps), tol=nonnegative_float("tol", tol),
                    record_every=_record_every(record_every))
 
 
 def warn_inactive(beta0, setup: GDSetup) -> None:
-    """Warn (:class:`InactivePositiveWarning`) about examples no neuron of matching sign can reach."""
+    """Warn (:class:`~ibcore.relu.InactivePositiveWarning`) about examples no neuron of matching sign can reach."""
     if not setup.relu:
         return
     fits = setup.signs[:, None] * setup.y[None, :] > 0  # neuron j can fit example i
@@ -126,7 +104,7 @@ def warn_inactive(beta0, setup: GDSetup) -> None:
 
 
 def without_inactive_warning(func, /, *args, **kwargs):
-    """``func(*args, **kwargs)`` with :class:`InactivePositiveWarning` silenced.
+    """``func(*args, **kwargs)`` with :class:`~ibcore.relu.InactivePositiveWarning` silenced.
 
     For trials, which count the examples concerned instead of warning about
     them in every run of a sweep.
@@ -174,7 +152,7 @@ class _PatternTracker:
     def record(self, t, beta, alpha):
         if not self.records or self.records[-1][0] != t:
             s = self.setup
-            self.records.append((t, beta.copy(), alpha.copy(), network_loss(beta, s.y, s.signs, s.activation)))
+            self.records.append((t, beta.copy(), alpha.copy(), _network_loss(beta, s.y, s.signs, s.activation)))
 
     def history(self) -> GDHistory:
         cut = (lambda a: a[:, 0]) if self.setup.squeeze else (lambda a: a)
@@ -186,7 +164,7 @@ class _PatternTracker:
 
 
 def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResult:
-    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`GDResult`.
+    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`~ibcore.relu.GDResult`.
 
     Parameters
     ----------
@@ -228,17 +206,23 @@ def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResu
     return GDResult(
         w=None if weights is None else cut(weights(state)), beta=cut(state.beta), alpha=cut(state.alpha),
         alpha0=None if alpha0 is None else cut(alpha0), signs=s.signs, predictions=s.signs @ h,
-        success=success, n_steps=t, loss=network_loss(state.beta, s.y, s.signs, s.activation),
+        success=success, message=_message(success, t, s), n_steps=t, loss=_network_loss(state.beta, s.y, s.signs, s.activation),
         last_change=cut(tracker.last_change), reactivations=cut(tracker.reactivations),
         history=tracker.history(), lr=s.lr, activation=s.activation)
 
 
+def _message(success, t, s) -> str:
+    if success:
+        return f"the step length fell below tol = {s.tol:g} times the weights' norm after {t} GD steps"
+    return f"stopped at the step budget max_steps = {s.max_steps}" + (" (tol = 0 runs every step)" if s.tol == 0 else "")
+
+
 _GD_PARAMETERS = """lr : float
-        Step size (> 0 and below :func:`~ibcore.relu.stability.stability_bound`);
-        see :func:`~ibcore.relu.stability.lr_from_contraction` to set it from
+        Step size (> 0 and below :func:`~ibcore.relu.stability_bound`);
+        see :func:`~ibcore.relu.lr_from_contraction` to set it from
         c = lr‖x‖²/n.
     signs : array of shape (m,), optional
-        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.model.default_signs`.
+        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.default_signs`.
     max_steps : int
         Step budget.
     tol : float
@@ -250,7 +234,7 @@ _GD_PARAMETERS = """lr : float
         ``tol=0`` runs exactly ``max_steps`` steps.
     record_every : int or None
         Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
-        step; ``None`` records only the end state. 0 is refused.
+        step; ``None`` (the default) records only the end state. 0 is refused.
     activation : {"relu", "identity"}
         σ; ``"identity"`` gives linear regression (the classical min-norm control).
     check_stability : bool

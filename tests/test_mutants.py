@@ -1,0 +1,63 @@
+"""A fixed set of mutants of ibcore's core that the suite must kill (make mutate runs them all).
+
+Each mutant is applied with monkeypatch wherever ibcore looks the function up, then the tests
+named for it run and must fail. The 1.3x relative_gap_gram mutant survived every
+tolerance-band test before tests/relu/independent.py gave the trials independent references.
+"""
+import pytest
+
+import ibcore.relu as R
+from ibcore.quadratic import odes
+from ibcore.relu import _iteration, gd, metrics, trials
+
+from .quadratic import test_quad_trials
+from .relu import test_relu_trials
+
+
+def _scaled(func, factor):
+    return lambda *args, **kwargs: factor * func(*args, **kwargs)
+
+
+def _gap_times_1_3(mp):
+    wrong = _scaled(metrics.relative_gap_gram, 1.3)
+    for where in (metrics, trials, R):
+        mp.setattr(where, "relative_gap_gram", wrong)
+
+
+def _lr_one_percent_high(mp):
+    """The GD kernel takes a step 1% longer than lr/n asks."""
+    coefficients = _iteration.gradient_coefficients
+    wrong = lambda beta, y, s_col, eta, relu=True: coefficients(beta, y, s_col, 1.01 * eta, relu)  # noqa: E731
+    mp.setattr(_iteration, "gradient_coefficients", wrong)
+    mp.setattr(gd, "gradient_coefficients", wrong)
+
+
+def _phi_ten_percent_low(mp):
+    """The full ODEs' gamma^2 term (Phi + Delta Q) is 10% too small."""
+    coefficients = odes._phi_coefficients
+    mp.setattr(odes, "_phi_coefficients", lambda *args: tuple(0.9 * c for c in coefficients(*args)))
+
+
+MUTANTS = {
+    "relative_gap_gram x 1.3": (_gap_times_1_3, [
+        lambda: test_relu_trials.test_relative_gap_gram_is_the_weight_space_gap(),
+        lambda: test_relu_trials.test_gap_trial_measures_the_gap_of_an_independent_computation("gram", 3000),
+    ]),
+    "GD step 1% too long": (_lr_one_percent_high, [
+        lambda: test_relu_trials.test_gap_trial_measures_the_gap_of_an_independent_computation("gram", 3000),
+    ]),
+    "ODEs with 0.9 x the gamma^2 term": (_phi_ten_percent_low, [
+        lambda: test_quad_trials.test_ode_escape_time_trial_against_the_full_odes(0.4),
+    ]),
+}
+
+
+@pytest.mark.parametrize("name", MUTANTS)
+def test_the_suite_kills_the_mutant(name, monkeypatch):
+    apply, tests = MUTANTS[name]
+    for test in tests:
+        test()  # passes on the real code
+    apply(monkeypatch)
+    for test in tests:
+        with pytest.raises(AssertionError):
+            test()
