@@ -70,9 +70,14 @@ def toc_entries(root: Path = nbtools.ROOT) -> list[dict]:
     """The book's pages in reading order, each with the caption of the part it belongs to."""
     toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     entries = [{"file": toc["root"], "part": None}]
+
+    def add(items, caption):
+        for item in items:
+            entries.append({"file": item["file"], "part": caption})
+            add(item.get("sections", []), caption)
+
     for part in toc.get("parts", []):
-        for chapter in part.get("chapters", []):
-            entries.append({"file": chapter["file"], "part": part.get("caption")})
+        add(part.get("chapters", []), part.get("caption"))
     return entries
 
 
