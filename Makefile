@@ -81,6 +81,12 @@ _build/.ibcore-stamp: $(IBCORE_SOURCES)
 	@rm -rf _build/.jupyter_cache _build/.doctrees _build/student_build
 	@mkdir -p $(@D) && touch $@
 
+# Sphinx does not rewrite an unchanged page when its extensions or templates change:
+# forget its saved pages then (the executions stay)
+_build/.sphinx-stamp: $(wildcard tools/sphinx_*.py tools/parallel_execution.py _templates/*)
+	@rm -rf _build/.doctrees _build/html _build/student_build
+	@mkdir -p $(@D) && touch $@
+
 # the browser and PDF checks use Debian's chromium and poppler-utils: install them when
 # we can (CI runs as root); axe-core, for the accessibility audit, comes from npm
 chromium: $(STAMP)
@@ -95,7 +101,7 @@ chromium: $(STAMP)
 # ---------------------------------------------------------------- builds
 # the chapters missing from the execution cache run one per CPU before Sphinx reads them
 # (tools/parallel_execution.py, a Sphinx extension handing them to jupyter-cache)
-site: vendor _build/.ibcore-stamp
+site: vendor _build/.ibcore-stamp _build/.sphinx-stamp
 	@$(call run,site,the book with every chapter executed into _build/html,$(BUILD))
 
 book: site

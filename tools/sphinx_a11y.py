@@ -12,9 +12,13 @@ audit (``tests/site/test_accessibility.py``) checks the result.
   deprecated in DPUB-ARIA 1.1, inside a ``role="list"``: axe then finds the
   entries' links as children the list may not own (aria-required-children). The
   entries become ``role="listitem"``, which is what they are.
+* The theme's sidebar gives a section with sub-pages (the Library reference) a
+  ``<summary>`` that holds only a decorative chevron: it has no name (axe:
+  summary-name). It is named after the page it opens, "Pages of <title>".
 """
 from __future__ import annotations
 
+import re
 from html import escape
 
 from docutils import nodes
@@ -36,7 +40,27 @@ def visit_citation(self, node):
     self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
 
 
+_UNNAMED_TOGGLE = re.compile(r'(<a class="reference internal"[^>]*>([^<]*)</a>\s*<details[^>]*>\s*)<summary>')
+
+
+def name_sidebar_toggles(app, pagename, templatename, context, doctree):
+    """Wrap the theme's ``generate_toctree_html`` so each chevron toggle has a name."""
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+
+    def generate_named(*args, **kwargs):
+        html = generate(*args, **kwargs)
+        return _UNNAMED_TOGGLE.sub(
+            lambda m: f'{m.group(1)}<summary aria-label="Pages of {m.group(2)}">', str(html)
+        )
+
+    context["generate_toctree_html"] = generate_named
+
+
 def setup(app):
+    # after pydata-sphinx-theme (priority 500) has put generate_toctree_html in the context
+    app.connect("html-page-context", name_sidebar_toggles, priority=900)
     app.setup_extension("myst_nb")
     app.add_node(HideCodeCellNode, override=True, html=(visit_hide_cell_input, depart_HideCellInput))
     app.add_node(nodes.citation, override=True, html=(visit_citation, HTMLTranslator.depart_citation))
