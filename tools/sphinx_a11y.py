@@ -40,7 +40,8 @@ def visit_citation(self, node):
     self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
 
 
-_UNNAMED_TOGGLE = re.compile(r'(<a class="reference internal"[^>]*>([^<]*)</a>\s*<details[^>]*>\s*)<summary>')
+# the current page's own entry is <a class="current reference internal">
+_UNNAMED_TOGGLE = re.compile(r'(<a class="(?:current )?reference internal"[^>]*>([^<]*)</a>\s*<details[^>]*>\s*)<summary>')
 
 
 def name_sidebar_toggles(app, pagename, templatename, context, doctree):
