@@ -9,19 +9,25 @@ A chapter's first (hidden) cell is::
 
 Importing this module applies the house plot style
 (:func:`ibcore.plotting.use_house_style`) and brings the names that chapters use
-around the solvers: the sweep runner and its summaries, the explorer, the plot
-helpers, the progress bar, and :func:`myst_nb.glue`.
+around the solvers: the sweep runner and its summaries (:func:`~ibcore.summary.fit_slope` for a scaling
+exponent with its interval), the explorer, the plot helpers, the progress bar,
+``glue`` and ``glue_text`` (computed numbers in the prose), and ``show``
+(a table rounded and styled the same way in every chapter).
 """
 from __future__ import annotations
 
 from .plotting import COLORS, PALETTE, fit_loglog_slope, legend_outside, slope_triangle
 from .plotting import use_house_style
 from .progress import progress
-from .sweep import summarise, sweep
+from .summary import fit_slope, interval_text, summarise, summarise_columns, with_intervals
+from .sweep import sweep
 from .widgets import explorer
 
-__all__ = ["glue", "sweep", "summarise", "explorer", "progress", "PALETTE", "COLORS",
+__all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "summarise_columns",
+           "with_intervals",
+           "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
            "legend_outside", "fit_loglog_slope", "slope_triangle"]
+__all__ += ["glue_figure"]  # a chapter's figure for another page (the overviews)
 
 try:  # the book build puts glued numbers into the text, captions and alt texts
     from myst_nb import glue
@@ -29,5 +35,124 @@ except ImportError:  # Colab and Binder have no myst_nb: the notebook does not r
     def glue(name, value, display=True):
         """Stand-in for :func:`myst_nb.glue` outside the book build: shows nothing."""
         return None
+
+
+class Table:
+    """A DataFrame as the book shows it: rounded, without the index, with a caption.
+
+    In a notebook and on the site it renders as a styled HTML table; its plain-text form
+    (what nbval compares and what a terminal prints) is the DataFrame's own text, so that
+    executing a chapter twice prints the same thing.
+    """
+
+    def __init__(self, frame, *, digits: int = 3, caption: str | None = None):
+        self.frame, self.digits, self.caption = frame, digits, caption
+
+    def _repr_html_(self) -> str:
+        import hashlib
+
+        styler = self.frame.style.format(precision=self.digits).hide(axis="index")
+        if self.caption:
+            styler = styler.set_caption(self.caption)
+        # a stable id: the default is random, which would change the page at every build
+        key = hashlib.sha256(self.frame.to_csv().encode()).hexdigest()[:10]
+        return styler.set_uuid(f"ib{key}").to_html()
+
+    def __repr__(self) -> str:
+        text = self.frame.to_string(index=False, float_format=lambda v: f"{v:.{self.digits}f}")
+        return f"{self.caption}\n{text}" if self.caption else text
+
+
+def show(frame, *, digits: int = 3, caption: str | None = None) -> Table:
+    """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals."""
+    return Table(frame, digits=digits, caption=caption)
+
+
+class GluedText:
+    """A text to glue: the same string as Markdown and as plain text (no quotes, no repr).
+
+    The plain text is what ``{glue:text}`` pastes, also from another page
+    (``{glue:text}`chapter.md::name```, the overviews); the Markdown is what ``{glue:md}``
+    renders, maths included.
+    """
+
+    def __init__(self, text: str):
+        self.text = str(text)
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def glue_text(name: str, text: str) -> None:
+    """Glue a text for the prose: ``{glue:md}`name``` renders it inline (no quotes).
+
+    Another page pastes it with ``{glue:text}`path/to/chapter.md::name``` (Sphinx resolves
+    such cross-page references after every chapter has executed).
+    """
+    glue(name, GluedText(text), display=False)
+
+
+def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
+    """``fig`` as an HTML ``<figure>``: a PNG (inline, ``dpi``), its alt text and its caption.
+
+    The image keeps its aspect ratio at any width (``max-width: 100%; height: auto``). The
+    figure is closed. Under ``$IBCORE_FIGURE_REPORT`` it is checked for legends over data,
+    as every figure of the book is (:func:`ibcore.plotting.report_figure`).
+    """
+    import base64
+    import io
+    import os
+    from html import escape
+
+    import matplotlib.pyplot as plt
+
+    if not alt or not alt.strip():
+        raise ValueError("alt must describe the figure for readers who cannot see it, got an empty text")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    if os.environ.get("IBCORE_FIGURE_REPORT"):
+        from .plotting import report_figure
+
+        report_figure(fig, drawn=True)
+    plt.close(fig)
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    width = round(fig.get_figwidth() * 100)  # CSS pixels at the book's 100 dpi
+    img = (f'<img src="data:image/png;base64,{data}" alt="{escape(alt)}" width="{width}" '
+           f'style="max-width: 100%; height: auto">')
+    text = f"<figcaption><p>{escape(caption)}</p></figcaption>" if caption else ""
+    return f'<figure class="ib-glued-figure">{img}{text}</figure>'
+
+
+class GluedFigure:
+    """An HTML figure to glue: ``_repr_html_`` is the figure, the plain text its caption."""
+
+    def __init__(self, html: str, caption: str = ""):
+        self.html, self.caption = html, caption
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.caption or "figure"
+
+
+def glue_figure(name: str, fig, *, alt: str, caption: str = "", dpi: int = 200) -> None:
+    """Glue ``fig`` for another page: an image with its alt text and caption, as HTML.
+
+    myst-nb pastes an image glued from another document without its alt text; glued as HTML
+    (:func:`figure_html`) it keeps both. A page shows it with::
+
+        ```{glue} name
+        :doc: chapter.md
+        ```
+
+    The figure is closed, not shown in the chapter that draws it.
+    """
+    glue(name, GluedFigure(figure_html(fig, alt=alt, caption=caption, dpi=dpi), caption),
+         display=False)
+
 
 use_house_style()

@@ -9,11 +9,11 @@ laptop or a cluster::
                   fixed={"b0": 1.0})
 
 runs ``gap_trial(n=..., d=..., b0=1.0, rng=...)`` for every grid point and
-trial index and returns a *tidy table*: a numpy structured array with one row
-per trial, one column per parameter (the ``fixed`` ones too), a ``trial``
+trial index and returns a *tidy table*: a :class:`pandas.DataFrame` with one
+row per trial, one column per parameter (the ``fixed`` ones too), a ``trial``
 column, and one column per key of the dict that the trial returns.
-:func:`summarise` then reduces a column over groups of rows, so that no
-chapter writes its own group-by.  With ``backend="dask"`` (and a
+:func:`ibcore.summary.summarise` then reduces a column over groups of rows, with
+confidence intervals, so that no chapter writes its own group-by.  With ``backend="dask"`` (and a
 ``dask.distributed.Client`` connected) the same call runs on a Dask cluster
 through joblib's dask backend.
 
@@ -36,7 +36,7 @@ import numpy as np
 
 from .validation import positive_int
 
-__all__ = ["sweep", "summarise", "default_cache_dir", "trial_seed", "source_fingerprint"]
+__all__ = ["sweep", "default_cache_dir", "trial_seed", "source_fingerprint"]
 
 
 def default_cache_dir() -> Path:
@@ -137,7 +137,9 @@ class _TrialCache:
         os.replace(tmp, path)  # atomic, so a crash never leaves half a record
 
 
-def _as_table(rows: list[dict]) -> np.ndarray:
+def _as_table(rows: list[dict]):
+    import pandas as pd
+
     names = list(rows[0])
     for row in rows:
         if list(row) != names:
@@ -148,10 +150,7 @@ def _as_table(rows: list[dict]) -> np.ndarray:
         if col.dtype.kind == "O":
             raise ValueError(f"column {name!r} holds non-scalar values; trials must return scalars")
         columns[name] = col
-    table = np.empty(len(rows), dtype=[(k, v.dtype) for k, v in columns.items()])
-    for k, v in columns.items():
-        table[k] = v
-    return table
+    return pd.DataFrame(columns)
 
 
 def _with_fixed(trial, grid, fixed) -> list[dict]:
@@ -192,7 +191,7 @@ def sweep(
     cache: bool | str | os.PathLike = True,
     progress: bool = True,
     desc: str | None = None,
-) -> np.ndarray:
+):
     """Run ``trial`` on every point of ``grid``, ``trials`` times each.
 
     Parameters
@@ -229,9 +228,9 @@ def sweep(
 
     Returns
     -------
-    numpy.ndarray
-        Structured array with one row per ``(point, trial)``: the parameter
-        columns, ``trial``, then the keys returned by ``trial``.
+    pandas.DataFrame
+        One row per ``(point, trial)``: the parameter columns, ``trial``, then
+        the keys returned by ``trial``.
     """
     from joblib import Parallel, delayed, parallel_config
     from . import __version__
@@ -272,100 +271,3 @@ def sweep(
     bar.close()
     rows = [{**p, "trial": t, **rec} for (p, t), rec in zip(jobs, records)]
     return _as_table(rows)
-
-
-_STATS = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max, "std": np.std,
-          "sum": np.sum, "all": np.all, "any": np.any}
-
-
-def _stat_name(stat) -> str:
-    if isinstance(stat, str):
-        if stat not in _STATS:
-            raise ValueError(f"stat must be one of {sorted(_STATS)}, a quantile in [0, 1] or a callable, "
-                             f"got {stat!r}")
-        return stat
-    if isinstance(stat, (float, np.floating)) and not isinstance(stat, bool):
-        if not 0.0 <= stat <= 1.0:
-            raise ValueError(f"a quantile stat must lie in [0, 1], got {stat!r}")
-        return f"q{100 * stat:g}"
-    if callable(stat):
-        return getattr(stat, "__name__", "stat")
-    raise ValueError(f"stat must be a name, a quantile in [0, 1] or a callable, got {stat!r}")
-
-
-def _apply(stat, values):
-    if isinstance(stat, str):
-        return _STATS[stat](values)
-    if isinstance(stat, (float, np.floating)):
-        return np.quantile(values, stat)
-    return stat(values)
-
-
-def summarise(table: np.ndarray, by, column, stat="median") -> np.ndarray:
-    """Reduce one column of a sweep table over groups of rows.
-
-    Parameters
-    ----------
-    table : numpy structured array
-        A table returned by :func:`sweep` (or any structured array).
-    by : str or sequence of str
-        The columns that define the groups; ``()`` makes one group of all rows.
-    column : str or array_like
-        The column to reduce, or values of the same length as ``table`` (for
-        a derived quantity such as ``table["a"] / table["b"]``).
-    stat : str, float, callable, or a tuple of these
-        ``"median"`` (default), ``"mean"``, ``"min"``, ``"max"``, ``"std"``,
-        ``"sum"``, ``"all"``, ``"any"``; a float q in [0, 1] for the q-quantile
-        (column ``"q10"`` for 0.1); or a function of a 1-d array.
-
-    Returns
-    -------
-    numpy.ndarray
-        Structured array with one row per group, sorted by the ``by`` columns:
-        the ``by`` columns, one column per statistic (named ``"median"``,
-        ``"q10"``, ... or the function's name), and ``count``, the number of
-        rows in the group.
-
-    Examples
-    --------
-    >>> summary = summarise(table, "d", "gap", stat=("median", 0.1, 0.9))  # doctest: +SKIP
-    >>> summary["d"], summary["median"], summary["q90"]                     # doctest: +SKIP
-    """
-    table = np.asarray(table)
-    if table.dtype.names is None or table.ndim != 1 or len(table) == 0:
-        raise ValueError(f"table must be a non-empty 1-d structured array, got {table!r:.80}")
-    by = (by,) if isinstance(by, str) else tuple(by)
-    missing = [name for name in by if name not in table.dtype.names]
-    if missing:
-        raise ValueError(f"by names unknown column(s) {missing}; the table has {list(table.dtype.names)}")
-    if isinstance(column, str):
-        if column not in table.dtype.names:
-            raise ValueError(f"column {column!r} is not in the table; it has {list(table.dtype.names)}")
-        values = table[column]
-    else:
-        values = np.asarray(column)
-        if values.shape != table.shape:
-            raise ValueError(f"column must be a name or hold one value per row ({len(table)}), "
-                             f"got shape {values.shape}")
-    stats = stat if isinstance(stat, tuple) else (stat,)
-    names = [_stat_name(s) for s in stats]
-    if len(set(names)) != len(names) or set(names) & {*by, "count"}:
-        raise ValueError(f"statistic names must be distinct and differ from the by columns, got {names}")
-
-    if by:
-        keys, inverse = np.unique(table[list(by)], return_inverse=True)
-    else:
-        keys, inverse = np.zeros(1, dtype=[]), np.zeros(len(table), dtype=int)
-    rows = []
-    for g in range(len(keys)):
-        group = values[inverse == g]
-        rows.append(tuple(_apply(s, group) for s in stats) + (group.size,))
-    out = np.empty(len(keys), dtype=[*((name, table.dtype[name]) for name in by),
-                                     *((name, np.asarray(rows[0][i]).dtype) for i, name in enumerate(names)),
-                                     ("count", int)])
-    for name in by:
-        out[name] = keys[name]
-    for i, name in enumerate(names):
-        out[name] = [row[i] for row in rows]
-    out["count"] = [row[-1] for row in rows]
-    return out

@@ -23,7 +23,7 @@ def counted(a, rng):
 def test_tidy_table_has_one_row_per_point_and_trial(tmp_path):
     table = sweep(noisy_product, {"a": [1, 2], "b": [0.5, 1.5, 2.5]}, trials=3,
                   n_jobs=1, cache=False, progress=False)
-    assert table.dtype.names == ("a", "b", "trial", "prod", "noise", "ok")
+    assert list(table.columns) == ["a", "b", "trial", "prod", "noise", "ok"]
     assert len(table) == 2 * 3 * 3
     assert np.allclose(table["prod"], table["a"] * table["b"])
     assert table["ok"].dtype == bool and table["a"].dtype.kind == "i"
@@ -46,7 +46,7 @@ def test_processes_give_the_same_table_as_serial():
     grid = {"a": [1, 2, 3], "b": [0.1, 0.2]}
     serial = sweep(noisy_product, grid, trials=2, n_jobs=1, cache=False, progress=False)
     parallel = sweep(noisy_product, grid, trials=2, n_jobs=2, cache=False, progress=False)
-    assert np.array_equal(serial, parallel)
+    assert serial.equals(parallel)
 
 
 def test_cold_parallel_sweep_finishes_cleanly(tmp_path, recwarn):
@@ -67,7 +67,7 @@ def test_cache_serves_repeated_calls(tmp_path):
     assert len(CALLS) == 4
     again = sweep(counted, {"a": [1, 2, 3]}, trials=2, n_jobs=1, cache=tmp_path, progress=False)
     assert len(CALLS) == 6, "only the new grid point is computed"
-    assert np.array_equal(again[again["a"] < 3], first)
+    assert again[again["a"] < 3].equals(first)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -90,7 +90,7 @@ def test_dask_cluster_runs_the_same_sweep():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster):
         on_dask = sweep(noisy_product, grid, trials=2, backend="dask", cache=False, progress=False)
-    assert np.array_equal(serial, on_dask)
+    assert serial.equals(on_dask)
 
 
 def keyword_trial(*, a, b=1.0, rng=None):
@@ -100,11 +100,11 @@ def keyword_trial(*, a, b=1.0, rng=None):
 
 def test_fixed_parameters_are_checked_and_become_columns():
     table = sweep(keyword_trial, {"a": [1, 2]}, fixed={"b": 3.0}, n_jobs=1, cache=False, progress=False)
-    assert table.dtype.names == ("a", "b", "trial", "prod")
+    assert list(table.columns) == ["a", "b", "trial", "prod"]
     assert list(table["b"]) == [3.0, 3.0] and list(table["prod"]) == [3.0, 6.0]
     points = sweep(keyword_trial, [{"a": 1}, {"a": 2}], fixed={"b": 3.0}, n_jobs=1, cache=False,
                    progress=False)
-    assert np.array_equal(points, table), "a list of points and a dict grid give the same table"
+    assert points.equals(table), "a list of points and a dict grid give the same table"
     with pytest.raises(ValueError, match=r"unknown keyword_trial parameter\(s\) \['c'\]"):
         sweep(keyword_trial, {"a": [1]}, fixed={"c": 1}, n_jobs=1, cache=False, progress=False)
     with pytest.raises(ValueError, match="both in grid and in fixed"):
@@ -118,38 +118,6 @@ def test_fixed_parameters_seed_like_grid_parameters():
     in_grid = sweep(noisy_product, {"a": [1, 2], "b": [2.0]}, trials=2, n_jobs=1, cache=False, progress=False)
     as_fixed = sweep(noisy_product, {"a": [1, 2]}, fixed={"b": 2.0}, trials=2, n_jobs=1, cache=False,
                      progress=False)
-    assert np.array_equal(in_grid, as_fixed)
+    assert in_grid.equals(as_fixed)
 
 
-def test_summarise_groups_sorts_and_counts():
-    from ibcore.sweep import summarise
-
-    table = np.array([(2, "x", 1.0), (1, "x", 5.0), (2, "y", 3.0), (1, "x", 7.0), (2, "x", 2.0)],
-                     dtype=[("d", int), ("s", "U1"), ("v", float)])
-    by_d = summarise(table, "d", "v")
-    assert by_d.dtype.names == ("d", "median", "count")
-    assert list(by_d["d"]) == [1, 2] and list(by_d["median"]) == [6.0, 2.0] and list(by_d["count"]) == [2, 3]
-    both = summarise(table, ("d", "s"), "v", stat=("mean", "max", 0.5))
-    assert both.dtype.names == ("d", "s", "mean", "max", "q50", "count")
-    assert [tuple(r) for r in both] == [(1, "x", 6.0, 7.0, 6.0, 2), (2, "x", 1.5, 2.0, 1.5, 2),
-                                        (2, "y", 3.0, 3.0, 3.0, 1)]
-    derived = summarise(table, (), table["v"] * 2, stat=np.max)
-    assert derived[derived.dtype.names[0]][0] == 14.0 and derived["count"][0] == 5
-    flags = summarise(table, "s", table["v"] > 1.5, stat="all")
-    assert list(flags["all"]) == [False, True]
-
-
-@pytest.mark.parametrize("kwargs, match", [
-    ({"by": "nope"}, "unknown column"),
-    ({"column": "nope"}, "column 'nope'"),
-    ({"column": [1.0]}, "one value per row"),
-    ({"stat": "mode"}, "stat must be one of"),
-    ({"stat": 1.5}, "quantile"),
-    ({"stat": ("median", "median")}, "distinct"),
-])
-def test_summarise_names_bad_arguments(kwargs, match):
-    from ibcore.sweep import summarise
-
-    table = np.array([(1, 2.0), (2, 3.0)], dtype=[("d", int), ("v", float)])
-    with pytest.raises(ValueError, match=match):
-        summarise(table, **{"by": "d", "column": "v", **kwargs})

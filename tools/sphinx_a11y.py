@@ -40,8 +40,8 @@ def visit_citation(self, node):
     self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
 
 
-# the current page's own entry is <a class="current reference internal">
-_UNNAMED_TOGGLE = re.compile(r'(<a class="(?:current )?reference internal"[^>]*>([^<]*)</a>\s*<details[^>]*>\s*)<summary>')
+_UNNAMED_TOGGLE = re.compile(r'(<a class="[^"]*reference[^"]*"[^>]*>((?:(?!</a>).)*)</a>\s*<details[^>]*>\s*)<summary>', re.S)
+_TAG = re.compile(r"<[^>]+>")
 
 
 def name_sidebar_toggles(app, pagename, templatename, context, doctree):
@@ -53,7 +53,8 @@ def name_sidebar_toggles(app, pagename, templatename, context, doctree):
     def generate_named(*args, **kwargs):
         html = generate(*args, **kwargs)
         return _UNNAMED_TOGGLE.sub(
-            lambda m: f'{m.group(1)}<summary aria-label="Pages of {m.group(2)}">', str(html)
+            lambda m: f'{m.group(1)}<summary aria-label="Pages of {_TAG.sub("", m.group(2))}">',
+            str(html),
         )
 
     context["generate_toctree_html"] = generate_named

@@ -5,7 +5,8 @@ arguments validated before anything is drawn, and a flat dict of numbers as
 result. A chapter runs one of them by hand first (the same calls, in a visible
 cell) and then over a grid of settings and seeds::
 
-    from ibcore.sweep import sweep, summarise
+    from ibcore.summary import summarise
+    from ibcore.sweep import sweep
     table = sweep(ode_escape_time_trial, {"p": [2, 16], "N": [10**3, 10**7]},
                   fixed={"p_star": 2}, trials=20, seed=0)
     summarise(table, ("p", "N"), "t_esc", stat="mean")

@@ -1,6 +1,6 @@
 """Random high-dimensional features x_i = Σ^{1/2} z_i and their covariance spectra λ.
 
-The data model [reconstruction, see the science notes §3]: rows
+The data model [our reconstruction; Part I, chapter "The gap", statement box]: rows
 x_i = Σ^{1/2} z_i, i.i.d., with z_i ~ N(0, I_d).  Everything GD does depends
 on X only through the Gram matrix K = X Xᵀ, whose law is invariant under
 rotations of feature space, so we take Σ = diag(λ) without loss of generality.
@@ -264,7 +264,7 @@ def _validated_sizes(n, d) -> tuple[int, int]:
 
 
 def sample_labels(n, *, rng=None) -> np.ndarray:
-    """Labels y_i ~ U[-1, 1], i.i.d. (our reconstruction of the label model, science notes §3).
+    """Labels y_i ~ U[-1, 1], i.i.d. (our reconstruction of the label model, chapter 3).
 
     Both signs occur, as the ReLU setting needs: the positive labels are fitted,
     the negative ones must be switched off.  Every trial of Part I draws its

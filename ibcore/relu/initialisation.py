@@ -1,7 +1,7 @@
 """Initialisations the chapters need, in weight space (w0) and in the dual (α0, w0 = Xᵀα0).
 
 The paper's initialisation conditions were not available. What we know
-(science notes §2, §7 and the addendum) is: "all examples initially active"
+(Part I, chapters 2, 4 and 6) is: "all examples initially active"
 [unverified summary], a scale that matters (pre-activations ≈ 1 works for one
 neuron, ≈ 1e-3 stalls), and for two neurons a window of scales small against
 the labels but large against the √(n/d) cross-talk.  Every helper below is
@@ -53,7 +53,7 @@ def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
         Number of (identical) neurons; ``None`` gives one neuron, shape (n,).
     trace : float, optional
         Normaliser, default mean_i ‖x_i‖² = mean diag K. Pass ‖λ‖₁ (= d for
-        isotropic data) to get exactly the notes' w0 = Xᵀ1/d.
+        isotropic data) to get exactly the book's w0 = Xᵀ1/d.
     """
     K = _validated_gram(K)
     b0 = positive_float("b0", b0)
@@ -65,8 +65,7 @@ def all_active_init(X, *, b0=1.0, m=None, trace=None) -> np.ndarray:
 
     β_i(0) = b0 · (‖x_i‖² + Σ_{k≠i} x_i·x_k)/trace = b0 · (1 ± O(√(n/d)))
     for isotropic data, so every example starts active when d ≫ n.  With
-    trace = d this is the notes' w0 = Xᵀ1/d, under which every one-neuron run
-    reached the global minimum.
+    trace = d this is the book's w0 = Xᵀ1/d (chapters 1-3).
 
     Parameters
     ----------
@@ -90,8 +89,8 @@ def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
     While both neurons are active on example i, β₊ + β₋ is conserved, so
     the wrong neuron reaches 0 and freezes only if b0 < ∣y_i∣/2; too small a
     b0 (below the √(n/d) cross-talk) switches examples off on both neurons.
-    The addendum of the notes finds the window b0 ∈ [0.03, 0.1] at
-    n = 20, d = 400..6400; the default 0.1 is its upper end.
+    Chapter 4 maps the window of b0 at n = 20, d = 400..6400; the default 0.1
+    lies in it.
     """
     return all_active_init(X, b0=b0, m=2, trace=trace)
 
@@ -189,7 +188,7 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
 
 
 def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
-    """:func:`~ibcore.relu.all_active_init` at b0 = 1e-3 (the notes' "bad initialisation" analogue).
+    """:func:`~ibcore.relu.all_active_init` at b0 = 1e-3 (the tiny start of chapter 6).
 
     The cross-terms of size √(n/d) switch off some positive-label examples in
     the first steps, and GD then stalls at a non-global stationary point.

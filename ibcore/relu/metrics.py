@@ -3,7 +3,7 @@
 The gap is the *relative* distance ‖w_GD - w*‖/‖w*‖.  That the paper's
 Θ(√(n/‖λ‖₁)) refers to this relative distance is our reading: with O(1)
 labels ‖w*‖ is itself of order √(n/d), so an absolute gap of that order
-would say nothing (science notes §4).
+would say nothing (chapter 3, exercise on the absolute gap).
 """
 from __future__ import annotations
 

@@ -226,7 +226,7 @@ def min_norm_pair(X, y) -> np.ndarray:
     """The two-neuron target (w*(y), w*(-y)), shape (2, d).
 
     For f = σ(w₊·x) - σ(w₋·x) the positive neuron should fit y and the
-    negative neuron -y (the "decoupling" of the notes, unverified against the paper).
+    negative neuron -y (the "decoupling" of the seed summaries, unverified; chapter 4).
     """
     return np.stack([min_norm_solution(X, y).w, min_norm_solution(X, -np.asarray(y, float)).w])
 

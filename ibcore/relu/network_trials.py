@@ -2,7 +2,7 @@ r"""Trials of networks that must fit every label: two neurons, a disjoint start,
 
 Everything here is *our reconstruction*: the paper's two-neuron and general-m
 models, its "disjoint initialization" and its Appendix F experiments were not
-available (science notes §2, §4 and the addendum).  The model is the one of
+available (see the statement boxes of chapters 4-6).  The model is the one of
 :mod:`ibcore.relu.model`, f(x) = Σ_j s_j σ(w_j·x) with fixed signs s_j.  The
 theory these trials are compared with lives elsewhere: the orthogonal-data
 closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in

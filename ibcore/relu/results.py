@@ -22,7 +22,7 @@ class InactivePositiveWarning(UserWarning):
     x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
     β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
     cross-terms K_ik, so GD usually cannot fit it and stops at a
-    non-global stationary point (the notes' "bad initialisation", F.2 analogue).
+    non-global stationary point (the tiny start of chapter 6, our analogue of the paper's Appendix F.2).
     """
 
 

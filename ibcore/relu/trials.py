@@ -8,7 +8,7 @@ an order a chapter can repeat by hand: labels first
 (:func:`~ibcore.relu.sample_labels`), then the data, then GD and the
 min-norm solution.
 
-Setup (science notes §7, our reconstruction of the paper's experiment):
+Setup (our reconstruction of the paper's experiment, chapters 1-3):
 x_i = Σ^{1/2} z_i with spectrum λ, labels y_i ~ U[-1, 1], one neuron,
 w0 = b0·Xᵀ1/‖λ‖₁ (pre-activations ≈ b0), lr = c n / mean‖x_i‖², GD to
 convergence, then the relative gap ‖w_GD - w*‖/‖w*‖.  Every quantity is a

@@ -4,7 +4,8 @@ import pytest
 
 import ibcore.quadratic as q
 from ibcore import DivergenceError
-from ibcore.sweep import summarise, sweep, trial_seed
+from ibcore.summary import summarise
+from ibcore.sweep import sweep, trial_seed
 
 
 def _random_overlaps(p, p_star, rng, n=9):
@@ -162,7 +163,7 @@ def test_escape_time_slope_and_weak_p_dependence():
     table = sweep(q.ode_escape_time_trial, {"p": [2, 8], "N": [10**3, 10**7]}, fixed={"p_star": 2},
                   trials=20, seed=1, n_jobs=1, cache=False, progress=False)
     summary = summarise(table, ("p", "N"), "t_esc", stat="mean")
-    mean = {(int(row["p"]), int(row["N"])): row["mean"] for row in summary}
+    mean = {(int(row["p"]), int(row["N"])): row["mean"] for _, row in summary.iterrows()}
     slope = (mean[8, 10**7] - mean[8, 10**3]) / np.log(10**4)
     assert slope == pytest.approx(2 / 8, rel=0.1)
     assert mean[8, 10**7] < mean[2, 10**7]
@@ -193,7 +194,7 @@ def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     assert any(tmp_path.rglob("*.json"))
     again = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
-    assert set(first.dtype.names) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
+    assert set(first.columns) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
     # each row is the trial run on its own seed: (seed, its parameters, its index)
     for k in range(2):
         ss = trial_seed(3, {"N": 1000, "p": 3, "p_star": 2}, k)

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import ibcore.quadratic as q
-from ibcore.sweep import summarise, sweep
+from ibcore.summary import summarise
+from ibcore.sweep import sweep
 
 TRIALS = [q.ode_escape_time_trial, q.sgd_escape_time_trial, q.sgd_ode_gap_trial, q.sgd_frame_drift_trial]
 SMALL = {
@@ -116,8 +117,8 @@ def test_sgd_frame_drift_trial_is_the_drift_of_one_run():
 def test_sgd_frame_drift_random_start_moves_the_frame_before_escape():
     table = sweep(q.sgd_frame_drift_trial, {"N": [200]}, fixed=dict(p=3, p_star=2, lr=0.15, t_max=3.0),
                   trials=6, seed=0, n_jobs=1, cache=False, progress=False)
-    assert table.shape == (6,)
-    assert set(table.dtype.names) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}
+    assert len(table) == 6
+    assert set(table.columns) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}
     assert np.all(np.isfinite(table["t_esc"]))
     # the frame is scrambled on the plateau, not after the escape (notes §5, §9.13)
     assert np.mean(table["drift_start"]) > 3 * np.mean(table["drift_after"])

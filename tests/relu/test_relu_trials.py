@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import ibcore.relu as R
-from ibcore.sweep import summarise, sweep, trial_seed
+from ibcore.summary import summarise
+from ibcore.sweep import sweep, trial_seed
 
 from .independent import gram_root, loss, min_norm_qp, plain_gd
 
@@ -96,13 +97,13 @@ def test_sweep_rows_equal_the_trial_with_the_sweep_generator(tmp_path):
     grid = {"n": [10, 15]}
     fixed = {"d": 100, "c": 0.02}
     a = sweep(R.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path, n_jobs=1, progress=False)
-    assert a.shape == (4,) and set(a.dtype.names) == {"n", "d", "c", "trial"} | GAP_KEYS
+    assert len(a) == 4 and set(a.columns) == {"n", "d", "c", "trial"} | GAP_KEYS
     assert len(list(tmp_path.rglob("*.json"))) == 4
-    np.testing.assert_array_equal(a, sweep(R.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path,
-                                           n_jobs=1, progress=False))
+    assert a.equals(sweep(R.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path,
+                          n_jobs=1, progress=False))
     params = {"n": 15, **fixed}
     by_hand = R.gap_trial(**params, rng=np.random.default_rng(trial_seed(3, params, 1)))
-    row = a[(a["n"] == 15) & (a["trial"] == 1)][0]
+    row = a[(a["n"] == 15) & (a["trial"] == 1)].iloc[0]
     assert row["gap"] == by_hand["gap"] and row["n_steps"] == by_hand["n_steps"]
 
 
@@ -110,7 +111,7 @@ def test_sweep_runs_in_worker_processes():
     grid = [{"n": 10, "d": 100}, {"n": 10, "d": 200}]
     serial = sweep(R.gap_trial, grid, trials=2, cache=False, n_jobs=1, progress=False)
     parallel = sweep(R.gap_trial, grid, trials=2, cache=False, n_jobs=2, progress=False)
-    np.testing.assert_array_equal(serial, parallel)
+    assert serial.equals(parallel)
 
 
 def test_sweep_refuses_unknown_and_doubled_parameters():
@@ -167,8 +168,8 @@ def test_pattern_trial_gaussian_fits_positives_and_zeroes_negatives():
 def test_pattern_sweep_table(tmp_path):
     table = sweep(R.pattern_trial, {"data": ["gaussian", "orthogonal"]}, fixed={"n": 10, "d": 200, "c": 0.05},
                   trials=2, cache=tmp_path, n_jobs=1, progress=False)
-    assert table.shape == (4,)
-    assert set(table.dtype.names) == {"n", "d", "c", "data", "trial"} | PATTERN_KEYS
+    assert len(table) == 4
+    assert set(table.columns) == {"n", "d", "c", "data", "trial"} | PATTERN_KEYS
     orth = table[table["data"] == "orthogonal"]
     np.testing.assert_array_equal(orth["stabilisation_step"], orth["orthogonal_stabilisation_step"])
     with pytest.raises(ValueError, match="unknown pattern_trial parameter"):

@@ -1,0 +1,54 @@
+"""ibcore.notebook: the chapters' shared set-up, tables and glued texts."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ibcore.notebook import show, with_intervals
+from ibcore.summary import interval_text, summarise
+
+
+def test_table_renders_rounded_without_index_and_with_a_stable_id():
+    frame = pd.DataFrame({"d": [400, 1600], "gap": [0.123456, 0.0654321]})
+    html = show(frame, digits=2, caption="Gap by d")._repr_html_()
+    assert "0.12" in html and "0.123" not in html and "Gap by d" in html
+    assert "row_heading" not in html, "the index is hidden"
+    assert html == show(frame, digits=2, caption="Gap by d")._repr_html_(), "same page twice"
+    assert repr(show(frame, digits=2)).splitlines()[1].split() == ["400", "0.12"]
+
+
+def test_intervals_read_as_the_book_quotes_them():
+    assert interval_text(0.5213, 0.47, 0.5712, count=40) == "0.52 [0.47, 0.57], 40 draws"
+    table = pd.DataFrame({"b0": [1.0] * 4 + [0.1] * 4, "gap": [0.5, 0.6, 0.4, 0.55, 0.1, 0.2, 0.15, 0.12]})
+    merged = with_intervals(summarise(table, "b0", "gap"), digits=2)
+    assert list(merged.columns) == ["b0", "median [95% CI]", "count"]
+    assert merged["median [95% CI]"][1].startswith("0.53 [")
+
+
+def test_glued_text_is_the_same_string_as_markdown_and_plain_text():
+    from IPython.core.formatters import format_display_data
+
+    from ibcore.notebook import GluedText
+
+    data, _ = format_display_data(GluedText("A(1) = 0.52 [0.47, 0.57], 40 draws"))
+    assert data["text/markdown"] == data["text/plain"] == "A(1) = 0.52 [0.47, 0.57], 40 draws"
+
+
+def test_a_glued_figure_keeps_its_alt_text_and_caption():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pytest
+
+    from ibcore.notebook import figure_html
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    ax.plot([0, 1], [0, 1])
+    html = figure_html(fig, alt='a line "rising"', caption="Slope 1 [0.9, 1.1], 40 draws", dpi=50)
+    assert html.startswith('<figure class="ib-glued-figure"><img src="data:image/png;base64,')
+    assert 'alt="a line &quot;rising&quot;"' in html and 'width="640"' in html
+    assert "height: auto" in html, "the image keeps its aspect ratio when the column is narrower"
+    assert "<figcaption><p>Slope 1 [0.9, 1.1], 40 draws</p></figcaption>" in html
+    assert not plt.get_fignums(), "the figure is closed, not shown where it is drawn"
+    with pytest.raises(ValueError, match="alt"):
+        figure_html(plt.figure(), alt=" ")
