@@ -65,7 +65,9 @@ def ranges(path: Path) -> dict[str, tuple[int, int]]:
 
 
 def md_title(md: Path) -> str:
-    return next(line[2:].strip() for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+    """The page's title as printed: its Markdown heading without inline-code backticks."""
+    title = next(line[2:].strip() for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+    return title.replace("`", "")
 
 
 @functools.cache
