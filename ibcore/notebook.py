@@ -52,6 +52,9 @@ class Table:
         import hashlib
 
         styler = self.frame.style.format(precision=self.digits).hide(axis="index")
+        # the class that the theme styles as a table in both themes (without it, the dark
+        # theme puts the output on a light box and leaves the caption's muted colour)
+        styler = styler.set_table_attributes('class="dataframe"')
         if self.caption:
             styler = styler.set_caption(self.caption)
         # a stable id: the default is random, which would change the page at every build
@@ -114,7 +117,7 @@ def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     if os.environ.get("IBCORE_FIGURE_REPORT"):
-        from .plotting import report_figure
+        from ._figure_report import report_figure
 
         report_figure(fig, drawn=True)
     plt.close(fig)

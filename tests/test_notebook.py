@@ -12,6 +12,7 @@ def test_table_renders_rounded_without_index_and_with_a_stable_id():
     html = show(frame, digits=2, caption="Gap by d")._repr_html_()
     assert "0.12" in html and "0.123" not in html and "Gap by d" in html
     assert "row_heading" not in html, "the index is hidden"
+    assert 'class="dataframe"' in html, "the theme styles it as a table in the dark theme too"
     assert html == show(frame, digits=2, caption="Gap by d")._repr_html_(), "same page twice"
     assert repr(show(frame, digits=2)).splitlines()[1].split() == ["400", "0.12"]
 
@@ -52,3 +53,21 @@ def test_a_glued_figure_keeps_its_alt_text_and_caption():
     assert not plt.get_fignums(), "the figure is closed, not shown where it is drawn"
     with pytest.raises(ValueError, match="alt"):
         figure_html(plt.figure(), alt=" ")
+
+
+def test_glued_figure_is_reported_when_the_figure_report_is_on(monkeypatch, tmp_path):
+    """The build's figure report (IBCORE_FIGURE_REPORT) also sees figures glued for another page."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ibcore.notebook import figure_html
+
+    report = tmp_path / "figures.jsonl"
+    monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="a line")
+    html = figure_html(fig, alt="a line", caption="A line.")
+    assert 'alt="a line"' in html and "A line." in html
+    assert report.read_text().strip(), "the figure was reported"
