@@ -163,7 +163,8 @@ def phi_matrix(Q, R, T=None, noise=0.0):
         \\Phi^{tt} &= \\tfrac{1}{p^{*2}}\\big[((\\mathrm{Tr}T)^2 + 2\\mathrm{Tr}T^2)Q
                       + 4\\mathrm{Tr}T\\,RR^T + 8RTR^T\\big]\\\\
         \\Phi^{st} &= -\\tfrac{2}{pp^*}\\big[(\\mathrm{Tr}T\\,\\mathrm{Tr}Q + 2\\|R\\|_F^2)Q
-                      + 2\\mathrm{Tr}Q\\,RR^T + 2\\mathrm{Tr}T\\,Q^2 + 4(RR^TQ + QRR^T)\\big]\\\\
+                      + 2\\mathrm{Tr}Q\\,RR^T\\\\
+                  &\\qquad + 2\\mathrm{Tr}T\\,Q^2 + 4(RR^TQ + QRR^T)\\big]\\\\
         \\Phi^{ss} &= \\tfrac{1}{p^2}\\big[((\\mathrm{Tr}Q)^2 + 2\\mathrm{Tr}Q^2)Q + 4\\mathrm{Tr}Q\\,Q^2 + 8Q^3\\big]
 
     With label noise of variance :math:`\\Delta` the moment of the noisy error

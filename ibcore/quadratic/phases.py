@@ -51,11 +51,10 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
     .. math::
 
         (1-q) - \\frac{2q}{p} + g\\Big[\\Big(1+\\frac2{p^*}\\Big) + \\Delta
-        - 2q\\Big(1+\\frac2p\\Big) + q^2\\frac{(p+2)(p+4)}{p^2}\\Big] = 0,
-        \\qquad g = \\gamma/p,
+        - 2q\\Big(1+\\frac2p\\Big) + q^2\\frac{(p+2)(p+4)}{p^2}\\Big] = 0
 
-    i.e. the smaller root of this quadratic (the other one runs off to
-    infinity as g → 0). E.g. (p, p*) = (4, 2), γ/p = 0.02 gives 0.684698.
+    with :math:`g = \\gamma/p`, i.e. the smaller root of this quadratic (the other one
+    runs off to infinity as g → 0). E.g. (p, p*) = (4, 2), γ/p = 0.02 gives 0.684698.
 
     Parameters
     ----------

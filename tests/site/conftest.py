@@ -13,6 +13,8 @@ from tools import browser as br
 from tools import notebooks as nbtools
 from tools.vendor import npm_file
 
+from . import geometry
+
 ROOT = nbtools.ROOT
 
 
@@ -40,8 +42,8 @@ def student_site() -> Path:
 
 # ---------------------------------------------------------------- the browser checks
 # One headless Chromium for the whole session, one loopback server per edition, and every
-# page of an edition loaded once: the accessibility audit (test_accessibility.py) and the
-# rendering checks (test_browser.py) read the same load.
+# page of an edition loaded once: the accessibility audit (test_accessibility.py), the
+# rendering checks (test_browser.py) and the layout checks (test_geometry.py) read the same load.
 
 PAGES = [p.relative_to(ROOT).with_suffix(".html").as_posix() for p in nbtools.toc_files()]
 THEMES = ("light", "dark")
@@ -115,6 +117,10 @@ class Rendered:
     dom: str  # the DOM once ready, before the audit touched it
     found: dict[str, list[dict]]  # theme -> axe's serious and critical violations
     error: str = ""  # why the page could not be loaded or audited
+    # viewport width -> the layout there (geometry.measure): at 1280 px before the audit,
+    # at 390 px after it, the same load laid out again
+    layout: dict[int, dict] = dataclasses.field(default_factory=dict)
+    resources: list[str] = dataclasses.field(default_factory=list)  # URLs the page loaded
 
 
 def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
@@ -135,11 +141,12 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
             page.goto(f"{base}/{name}", wait_until="load", timeout=60_000)
             ready = page.evaluate(br.READY_JS)
             dom = page.content()
+            layout = {geometry.DESKTOP: geometry.measure(page)}
             page.add_script_tag(content=axe_source)
             page.add_style_tag(content=NO_TRANSITIONS)
             # start the audit without awaiting it: it runs while the next page loads
             page.evaluate(f"(args) => {{ window.__ibAudit = ({AUDIT_JS})(args); }}", args)
-            open_pages.append((name, page, ready, dom))
+            open_pages.append((name, page, ready, dom, layout))
         except Exception as err:  # reported by the page's own test
             results[name] = Rendered(False, "", {}, f"{type(err).__name__}: {err}")
             page.close()
@@ -149,11 +156,13 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
             start(queue.pop(0))
         if not open_pages:
             continue
-        name, page, ready, dom = open_pages.pop(0)
+        name, page, ready, dom, layout = open_pages.pop(0)
         try:
-            results[name] = Rendered(ready, dom, page.evaluate("() => window.__ibAudit"))
+            results[name] = Rendered(ready, dom, page.evaluate("() => window.__ibAudit"), layout=layout)
+            layout[geometry.PHONE] = geometry.measure_phone(page)
+            results[name].resources = geometry.resources(page)
         except Exception as err:
-            results[name] = Rendered(ready, dom, {}, f"{type(err).__name__}: {err}")
+            results[name] = Rendered(ready, dom, {}, f"{type(err).__name__}: {err}", layout=layout)
         finally:
             page.close()
     return results

@@ -120,7 +120,10 @@ def test_download_is_the_executed_launchable_notebook(site, md):
     assert sum(bool(c["outputs"]) for c in code) >= 3, "the download carries the build's outputs"
 
 
-@pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
+PAGES = nbtools.toc_files()
+
+
+@pytest.mark.parametrize("md", PAGES, ids=[p.relative_to(nbtools.ROOT).as_posix() for p in PAGES])
 def test_figures_have_alt_text_or_caption(site, md):
     html = page_of(site, md).read_text(encoding="utf-8")
     captioned = " ".join(f for f in re.findall(r"<figure\b.*?</figure>", html, re.S) if "<figcaption" in f)
@@ -159,3 +162,12 @@ def test_external_links_are_reported(site):
     report.write_text("".join(f"{code}\t{url}\n" for url, code in results))
     bad = [(u, c) for u, c in results if not c.startswith(("2", "3"))]
     print(f"\nexternal links: {len(results)} checked, {len(bad)} unreachable (see {report})")
+
+
+def test_landing_page_shows_a_figure_with_alt_text_and_caption(site):
+    html = (site / "book" / "intro.html").read_text(encoding="utf-8")
+    figures = [f for f in re.findall(r"<figure\b.*?</figure>", html, re.S) if "_images/" in f]
+    assert figures, "the landing page shows no figure"
+    for figure in figures:
+        alt = re.search(r'<img[^>]*\balt="([^"]{40,})"', figure)
+        assert alt and "<figcaption" in figure, f"a landing figure without alt text or caption: {figure[:200]}"

@@ -65,7 +65,9 @@ def ranges(path: Path) -> dict[str, tuple[int, int]]:
 
 
 def md_title(md: Path) -> str:
-    return next(line[2:].strip() for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+    """The page's title as printed: its Markdown heading without inline-code backticks."""
+    title = next(line[2:].strip() for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+    return title.replace("`", "")
 
 
 @functools.cache
@@ -182,3 +184,113 @@ def test_each_site_links_its_own_pdf(edition, site, student_site):
         links = re.findall(r'href="([^"]*pdf/[^"]+\.pdf)"', page)
         assert links, f"{rel}: no link to the PDF"
         assert all((built / rel).parent.joinpath(link).resolve() == copy.resolve() for link in links), links
+
+
+# ---------------------------------------------------------------- the PDF as a book
+def _page_count(path: Path) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(path).pages)
+
+
+FOOT = 790  # points from the top of an A4 page (842 pt): its bottom margin of 18 mm
+
+
+def foot_text(path: Path) -> list[list[str]]:
+    """The words that lie inside each page's bottom margin (pdftotext's boxes; a stretched
+    MathJax delimiter can report a box taller than the page, which is not inside it)."""
+    out = subprocess.run(["pdftotext", "-bbox", "-y", str(FOOT), "-H", "60", "-W", "600", "-enc", "UTF-8",
+                          str(path), "-"], capture_output=True, text=True, check=True).stdout
+    word = re.compile(r'<word xMin="[\d.-]+" yMin="([\d.-]+)" xMax="[\d.-]+" yMax="([\d.-]+)">([^<]*)</word>')
+    return [[htmllib.unescape(w) for top, bottom, w in word.findall(page) if float(top) >= FOOT
+             and float(bottom) <= 843] for page in out.split("<page ")[1:]]
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_pages_carry_their_number_at_the_foot(edition):
+    path = _pdf(edition)
+    feet = foot_text(path)
+    assert len(feet) == _page_count(path)
+    wrong = [f"page {n}: {foot or 'nothing'} at its foot" for n, foot in enumerate(feet, start=1)
+             if n > 1 and foot != [str(n)]]
+    assert not wrong, f"{path.name}: {len(wrong)} pages without their number at the foot:\n" + "\n".join(wrong[:10])
+    assert not feet[0], "the title page carries no number"
+
+
+def _link_targets(path: Path) -> dict[int, set[int]]:
+    """0-based page -> the 0-based pages its links jump to (explicit destinations)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    index = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages)}
+    targets: dict[int, set[int]] = {}
+    for i, page in enumerate(reader.pages):
+        for annot in page.get("/Annots", []):
+            annot = annot.get_object()
+            dest = annot.get("/Dest")
+            if annot.get("/Subtype") == "/Link" and dest is not None:
+                targets.setdefault(i, set()).add(index[dest[0].idnum])
+    return targets
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_contents_link_to_each_page_and_the_outline_lists_them(edition):
+    from pypdf import PdfReader
+
+    path = _pdf(edition)
+    starts = [p["first_page"] - 1 for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
+    contents = range(1, starts[0])  # after the title page, before the book's first page
+    linked = set().union(*(_link_targets(path).get(i, set()) for i in contents))
+    missing = sorted(set(starts) - linked)
+    assert not missing, f"{path.name}: the contents do not link to the pages starting at {[m + 1 for m in missing]}"
+    numbers = {int(n) for i in contents for n in re.findall(r"\b(\d+)\s*$", pages_text(path)[i], re.M)}
+    assert {s + 1 for s in starts} <= numbers, "the contents print the page where each page of the book starts"
+    reader = PdfReader(path)
+    flat = []
+
+    def walk(items):
+        for item in items:
+            walk(item) if isinstance(item, list) else flat.append(reader.get_destination_page_number(item))
+
+    walk(reader.outline)
+    assert set(starts) <= set(flat), f"{path.name}: the outline misses pages of the book"
+    # the chapters do not print their on-page contents list again (the theme's print-only one)
+    again = [n + 1 for n, text in enumerate(pages_text(path)) if n >= starts[0]
+             and any(line.strip() == "Contents" for line in text.splitlines())]
+    assert not again, f"{path.name}: a contents list printed again on pages {again}"
+
+
+HALF_EMPTY = 0.55  # a page whose last ink (above the foot's number) lies higher is half empty
+
+
+def half_empty_pages(path: Path) -> list[int]:
+    """1-based numbers of the pages whose content ends above HALF_EMPTY of the page's height."""
+    import tempfile
+
+    import numpy as np
+    from PIL import Image
+
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run(["pdftoppm", "-r", "15", "-gray", str(path), f"{folder}/p"], check=True)
+        ends = []
+        for image in sorted(Path(folder).glob("p-*.pgm"), key=lambda f: int(f.stem.split("-")[1])):
+            pixels = np.asarray(Image.open(image))
+            body = pixels[: int(0.92 * pixels.shape[0])]  # the number's band at the foot left out
+            inked = np.flatnonzero((body < 200).any(axis=1))
+            ends.append(inked.max() / pixels.shape[0] if inked.size else 0.0)
+    return [n for n, end in enumerate(ends, start=1) if end < HALF_EMPTY]
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_few_pages_end_half_empty(edition):
+    """Besides the front matter and the last page of each page of the book, at most one in 20
+    pages may end above 55% of its height (a figure or short block that moved whole)."""
+    path = _pdf(edition)
+    starts = [p["first_page"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
+    total = _page_count(path)
+    natural = set(range(1, starts[0])) | {s - 1 for s in starts[1:]} | {total}
+    half = half_empty_pages(path)
+    others = [n for n in half if n not in natural]
+    print(f"\n{path.name}: {total} pages, {path.stat().st_size / 1e6:.1f} MB; {len(half)} end above "
+          f"{HALF_EMPTY:.0%} of their height, {len(others)} of them inside a page of the book: {others}")
+    assert len(others) <= total / 20, f"{path.name}: half-empty pages inside the book's pages: {others}"
