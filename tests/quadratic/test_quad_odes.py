@@ -68,6 +68,26 @@ def test_plateau_check_value_and_table():
         assert q.plateau_overlap(p, p_star, lr=0.05 * p) == pytest.approx(value, abs=5e-5)
     with pytest.raises(ValueError, match="lr"):
         q.plateau_overlap(2, 1, lr=10.0)
+    # close to the largest lr with a plateau ((p, p*) = (2, 1): g < 0.205), the ODEs still reach it
+    traj = q.integrate_odes(np.eye(2), np.zeros((2, 1)), lr=0.38, t_max=15.0)
+    np.testing.assert_allclose(traj.Q[-1], q.plateau_overlap(2, 1, lr=0.38) * np.eye(2), atol=1e-8)
+
+
+@pytest.mark.parametrize("p,p_star,g,noise", [(4, 2, 0.05, 0.5), (3, 1, 0.1, 1.0)])
+def test_label_noise_lifts_the_plateau(p, p_star, g, noise):
+    """Delta enters only through the lr^2 term: the lifted plateau, its risk (with the Delta/2 floor) and
+    the growth rate of R on it, against the full ODEs and the population risk of order_parameters."""
+    lr = g * p
+    traj = q.integrate_odes(np.eye(p), np.zeros((p, p_star)), lr=lr, noise=noise, t_max=15.0)
+    qbar = q.plateau_overlap(p, p_star, lr=lr, noise=noise)
+    np.testing.assert_allclose(traj.Q[-1], qbar * np.eye(p), atol=1e-8)
+    assert qbar > q.plateau_overlap(p, p_star, lr=lr) + g * noise / 4     # noise lifts it visibly
+    assert q.plateau_risk(p, p_star, lr=lr, noise=noise) == pytest.approx(traj.risk[-1], abs=1e-8)
+    R0 = 1e-7 * np.random.default_rng(1).standard_normal((p, p_star))
+    lifted = q.integrate_reduced(qbar * np.eye(p), R0, lr=lr, noise=noise, t_max=3.0, grid="linear",
+                                 n_points=31)
+    measured = np.polyfit(lifted.t, np.log(np.linalg.norm(lifted.R, axis=(1, 2))), 1)[0]
+    assert q.plateau_growth_rate(p, p_star, lr=lr, noise=noise) == pytest.approx(measured, rel=1e-6)
 
 
 def test_norm_learning_closed_form():
@@ -76,6 +96,21 @@ def test_norm_learning_closed_form():
                             n_points=101)
     expected = q.norm_learning_overlap(traj.t, p, q0)
     assert np.max(np.abs(traj.Q[:, 0, 0] - expected)) < 1e-8
+    # along R = 0 the risk is that of the ODE run (population_risk of order_parameters)
+    np.testing.assert_allclose(q.norm_learning_risk(traj.t, p, p_star, q0), traj.risk, rtol=1e-8)
+    scalar = q.norm_learning_risk(1.0, p, p_star, q0)
+    assert isinstance(scalar, float) and scalar == pytest.approx(traj.risk[20], rel=1e-8)  # t[20] = 1
+
+
+def test_linear_escape_from_a_small_start():
+    """R(t') = R0 sqrt(q/q0) e^{4t'/p*} from Q(0) = q0 I with q0 != 1, against the full ODEs."""
+    p, p_star, q0 = 3, 2, 0.3
+    R0 = 1e-6 * np.random.default_rng(3).standard_normal((p, p_star))
+    traj = q.integrate_odes(q0 * np.eye(p), R0, t_max=3.0, grid="linear", n_points=31, rtol=1e-11,
+                            atol=1e-16)
+    R_lin = q.linear_escape_overlap(traj.t, R0, p, q0)
+    rel = np.linalg.norm(traj.R - R_lin, axis=(1, 2)) / np.linalg.norm(R_lin, axis=(1, 2))
+    assert rel.max() < 1e-4
 
 
 def test_linear_escape_and_loss_departure():
@@ -169,6 +204,7 @@ def test_escape_time_slope_and_weak_p_dependence():
     assert mean[8, 10**7] < mean[2, 10**7]
     assert np.all(np.isfinite(table["t_esc"]))
     assert q.escape_time_law(2, 10**7) == pytest.approx(0.25 * np.log(10**7 / 2))
+    assert q.escape_time_law(4, 10**4, q0=0.25) == pytest.approx(0.5 * np.log(10**4))  # N/(p* q0) = N
 
 
 def test_escape_time_from_trajectory_and_interpolation():
@@ -176,6 +212,13 @@ def test_escape_time_from_trajectory_and_interpolation():
     risk = np.array([1.0, 0.8, 0.2, 0.1])
     assert q.escape_time(t, risk, 1.0) == pytest.approx(1.5)
     assert np.isnan(q.escape_time(t, risk, 0.1))
+    # hand-computed edges: a crossing in the first interval, 0 + (1 - 0.5)/(1 - 0.2) = 0.625;
+    # a risk already below the level (t[0]); a risk that only touches it (never *below*: nan);
+    # fraction = 1 allowed, (1.2 - 1)/(1.2 - 0.8) = 0.5
+    assert q.escape_time([0.0, 1.0, 2.0], [1.0, 0.2, 0.1], 1.0) == pytest.approx(0.625)
+    assert q.escape_time([2.0, 3.0], [0.3, 0.2], 1.0) == 2.0
+    assert np.isnan(q.escape_time([0.0, 1.0], [1.0, 0.5], 1.0))
+    assert q.escape_time([0.0, 1.0, 2.0], [1.2, 0.8, 0.2], 1.0, fraction=1.0) == pytest.approx(0.5)
     Q0, R0, T = q.initial_overlaps(3, 2, 10**4, rng=6)
     traj = q.integrate_odes(Q0, R0, T, t_max=10.0, n_points=400)
     t_grid = traj.escape_time()
