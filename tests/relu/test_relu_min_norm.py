@@ -92,6 +92,28 @@ def test_positive_subset_least_squares():
     np.testing.assert_allclose(gram.nu, ls.nu, rtol=1e-9)
 
 
+def test_zero_labels_are_inequality_constraints():
+    """y_i = 0 belongs to I-: x_i.w <= 0 for w* (against SLSQP), and is left out of the
+    positive-subset interpolation (against lstsq on the rows with y_i > 0)."""
+    X, y = random_problem(12, 30, seed=10)
+    y[np.flatnonzero(y > 0)[:2]] = 0.0
+    pos = y > 0
+    assert pos.sum() >= 3
+    cons = [{"type": "eq", "fun": lambda w: X[pos] @ w - y[pos], "jac": lambda w: X[pos]},
+            {"type": "ineq", "fun": lambda w: -X[~pos] @ w, "jac": lambda w: -X[~pos]}]
+    ref = minimize(lambda w: 0.5 * w @ w, np.zeros(30), jac=lambda w: w, constraints=cons,
+                   method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
+    assert ref.success
+    sol = R.min_norm_solution(X, y)
+    assert np.linalg.norm(sol.w - ref.x) / np.linalg.norm(ref.x) < 1e-7
+    assert sol.beta[y == 0].max() < -1e-2  # strictly inactive: an equality x_i.w = 0 would differ
+    ls = R.positive_subset_least_squares(X, y)
+    np.testing.assert_allclose(ls.w, np.linalg.lstsq(X[pos], y[pos], rcond=None)[0], rtol=1e-10)
+    gram = R.positive_subset_least_squares_gram(X @ X.T, y)
+    assert gram.problem == "positive_subset" and gram.w is None
+    np.testing.assert_allclose(gram.nu @ X, ls.w, rtol=1e-10)
+
+
 def test_degenerate_labels():
     X, y = random_problem(6, 20, seed=7)
     none_positive = R.min_norm_solution(X, -np.abs(y))
@@ -133,6 +155,16 @@ def test_disjoint_targets_satisfy_their_constraints():
         assert np.all(np.abs(nu[j, ~own] * beta[j, ~own]) < 1e-10)  # complementary slackness
         # neuron j's target is the one-neuron w* of the labels s_j y on S_j and 0 elsewhere
         np.testing.assert_allclose(nu[j] @ X, R.min_norm_solution(X, np.where(own, s * y, 0.0)).w, atol=1e-12)
+
+
+def test_unassigned_examples_stay_inactive_on_every_neuron():
+    """assignment -1: the example belongs to no S_j, so every neuron's target keeps x_i.w <= 0;
+    on an orthonormal X, w*_j is s_j y on S_j and 0 elsewhere (the one-neuron w* by hand)."""
+    y = np.array([1.0, -2.0, 0.5, -0.3, 0.7])
+    a = np.array([0, 1, -1, -1, 0])
+    X = np.eye(5, 8)
+    nu = R.disjoint_targets_gram(X @ X.T, y, a, np.array([1.0, -1.0]))
+    np.testing.assert_allclose(nu, [[1.0, 0, 0, 0, 0.7], [0, 2.0, 0, 0, 0]], atol=1e-12)
 
 
 def test_disjoint_targets_need_a_sign_aligned_assignment():

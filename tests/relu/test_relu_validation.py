@@ -191,6 +191,21 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.norm_gram(np.eye(3), np.ones(2)), r"coef must have n=3 columns"),
     (lambda: R.orthogonal_overshoot_gap(-np.ones(3), 0.1), r"no positive label"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
+    # anchored: the message starts with the parameter's name
+    (lambda: R.positive_subset_least_squares_gram(np.ones((3, 3)), [1.0, 2.0, 3.0]), r"^K must give a positive"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [[1.0, -1.0, 2.0]], [0, 1, 0], [1.0, -1.0]), r"^y must have 1"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [[1.0, -1.0]]), r"^signs must have 1"),
+    (lambda: R.disjoint_closest_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0], np.ones((2, 2))),
+     r"^alpha0 must have shape \(2, 3\)"),
+    (lambda: R.disjoint_closest_targets_gram(np.ones((3, 3)), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0],
+                                             np.zeros((2, 3))), r"^K must give a positive"),
+    (lambda: R.disjoint_linear_limit_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0], np.ones((2, 2))),
+     r"^alpha0 must have shape \(2, 3\)"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1], [1.0, -1.0]), r"^assignment must have shape"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, -2, 0], [1.0, -1.0]), r"^assignment entries must"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 2, 0], [1.0, -1.0]), r"^assignment entries must"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, 0.0, 2.0], [0, 1, 0], [1.0, -1.0]), r"needs s_j y_i > 0"),
+    (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, 0.0, 2.0], [0, 0, 0], [1.0, -1.0]), r"needs s_j y_i > 0"),
 ])
 def test_other_public_functions_validate(call, match):
     with pytest.raises(ValueError, match=match):
