@@ -19,7 +19,7 @@ def test_kkt_conditions_hold_to_1e_10(n, d, spectrum):
     X, y = random_problem(n, d, seed=n + d, spectrum=spectrum)
     sol = R.min_norm_solution(X, y)
     pos, neg = y > 0, y <= 0
-    assert sol.kkt_residual < 1e-10
+    assert sol.kkt_residual < 1e-10 and sol.problem == "relu"
     # and each condition separately, in the notes' form (§7.5)
     assert np.abs(sol.beta[pos] - y[pos]).max() < 1e-10
     assert sol.beta[neg].max() < 1e-10
@@ -40,23 +40,29 @@ def test_some_but_not_all_negative_constraints_are_tight():
     assert 0.2 < np.mean(fractions) < 0.8
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_matches_slsqp_on_small_cases(seed):
-    X, y = random_problem(8, 20, seed)
+def slsqp_min_norm(X, y):
+    """w* by a general-purpose solver (SLSQP) on the primal problem, as an independent reference."""
     pos = y > 0
     cons = [{"type": "eq", "fun": lambda w: X[pos] @ w - y[pos], "jac": lambda w: X[pos]},
             {"type": "ineq", "fun": lambda w: -X[~pos] @ w, "jac": lambda w: -X[~pos]}]
-    ref = minimize(lambda w: 0.5 * w @ w, np.zeros(20), jac=lambda w: w, constraints=cons,
+    ref = minimize(lambda w: 0.5 * w @ w, np.zeros(X.shape[1]), jac=lambda w: w, constraints=cons,
                    method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
     assert ref.success
+    return ref.x
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_slsqp_on_small_cases(seed):
+    X, y = random_problem(8, 20, seed)
+    ref = slsqp_min_norm(X, y)
     sol = R.min_norm_solution(X, y)
-    assert np.linalg.norm(sol.w - ref.x) / np.linalg.norm(ref.x) < 1e-7
+    assert np.linalg.norm(sol.w - ref) / np.linalg.norm(ref) < 1e-7
 
 
 def test_gram_version_matches_feature_version():
     X, y = random_problem(30, 300, seed=4)
     a, b = R.min_norm_solution(X, y), R.min_norm_solution_gram(X @ X.T, y)
-    assert b.w is None and b.kkt_residual < 1e-10
+    assert b.w is None and b.kkt_residual < 1e-10 and b.problem == "relu"
     np.testing.assert_allclose(b.nu, a.nu, rtol=1e-9, atol=1e-12 * np.abs(a.nu).max())
     np.testing.assert_array_equal(a.tight, b.tight)
 
@@ -99,19 +105,32 @@ def test_zero_labels_are_inequality_constraints():
     y[np.flatnonzero(y > 0)[:2]] = 0.0
     pos = y > 0
     assert pos.sum() >= 3
-    cons = [{"type": "eq", "fun": lambda w: X[pos] @ w - y[pos], "jac": lambda w: X[pos]},
-            {"type": "ineq", "fun": lambda w: -X[~pos] @ w, "jac": lambda w: -X[~pos]}]
-    ref = minimize(lambda w: 0.5 * w @ w, np.zeros(30), jac=lambda w: w, constraints=cons,
-                   method="SLSQP", options={"ftol": 1e-15, "maxiter": 500})
-    assert ref.success
+    ref = slsqp_min_norm(X, y)
     sol = R.min_norm_solution(X, y)
-    assert np.linalg.norm(sol.w - ref.x) / np.linalg.norm(ref.x) < 1e-7
+    assert np.linalg.norm(sol.w - ref) / np.linalg.norm(ref) < 1e-7
     assert sol.beta[y == 0].max() < -1e-2  # strictly inactive: an equality x_i.w = 0 would differ
+    assert sol.kkt_residual < 1e-10 and not sol.tight[y == 0].any()
     ls = R.positive_subset_least_squares(X, y)
     np.testing.assert_allclose(ls.w, np.linalg.lstsq(X[pos], y[pos], rcond=None)[0], rtol=1e-10)
     gram = R.positive_subset_least_squares_gram(X @ X.T, y)
     assert gram.problem == "positive_subset" and gram.w is None
     np.testing.assert_allclose(gram.nu @ X, ls.w, rtol=1e-10)
+
+
+@pytest.mark.parametrize("eq_error,beta_neg,nu_neg,expected", [
+    (0.5, [0.2, -0.1], [0.5, -4.0], 0.25),   # |beta_i - y_i| on I+: 0.5 / ||y||_inf = 0.5 / 2
+    (0.0, [0.6, -0.1], [0.5, -4.0], 0.3),    # (beta_i)_+ on I-: 0.6 / 2
+    (0.0, [0.0, -0.1], [1.0, -4.0], 0.25),   # (nu_i)_+ on I-: 1 / ||nu||_inf = 1 / 4
+    (0.0, [-0.2, -3.0], [0.0, -4.0], 1.5),   # |nu_i beta_i| on I-: 12 / (4 * 2)
+])
+def test_kkt_residual_is_the_documented_violation(eq_error, beta_neg, nu_neg, expected):
+    """MinNormSolution.kkt_residual on points that are not the solution, by hand from its definition."""
+    from ibcore.relu.min_norm import _kkt
+    y = np.array([2.0, -1.0, 0.0, 1.0])
+    beta = np.array([2.0 + eq_error, *beta_neg, 1.0])
+    nu = np.array([1.0, *nu_neg, 0.0])
+    assert _kkt(beta, nu, y, y > 0) == pytest.approx(expected, rel=1e-12)
+    assert _kkt(beta, nu, y, y > 0, inequalities=False) == pytest.approx(eq_error / 2, abs=1e-15)
 
 
 def test_degenerate_labels():

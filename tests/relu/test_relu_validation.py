@@ -206,6 +206,8 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 2, 0], [1.0, -1.0]), r"^assignment entries must"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, 0.0, 2.0], [0, 1, 0], [1.0, -1.0]), r"needs s_j y_i > 0"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, 0.0, 2.0], [0, 0, 0], [1.0, -1.0]), r"needs s_j y_i > 0"),
+    (lambda: R.min_norm_solution(np.eye(3)[0], [1.0]), r"^X must have 2 dimension"),
+    (lambda: R.min_norm_solution(np.ones((3, 5)), [1.0, 2.0, 3.0]), r"^X must give a positive definite"),
 ])
 def test_other_public_functions_validate(call, match):
     with pytest.raises(ValueError, match=match):
