@@ -37,7 +37,7 @@ def splittable(source: str, limit: int = LIMIT) -> bool:
 
 def cells(path: Path) -> list[tuple[str, int, str, bool]]:
     """``(kind, lines, first line, splittable)`` per code cell; kind: visible, hidden, removed."""
-    nb = jupytext.read(path)
+    nb = jupytext.read(path, fmt="md:myst")
     out = []
     for cell in nb.cells:
         if cell.cell_type != "code":
