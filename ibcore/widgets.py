@@ -38,7 +38,7 @@ the next fails the build instead of showing a wrong picture.
 
 Sliders and readouts. Each slider shows the value as its readout: give human
 labels for values that are not (``{"power law": "power_law"}`` maps a readout to a
-value); readouts have at most :data:`READOUT_CHARS` characters, which the widget
+value); readouts have at most ``READOUT_CHARS`` (18) characters, which the widget
 libraries show whole. Within an explorer the labels and readouts take the same
 width, so the slider tracks have the same length, and the sliders fill the
 column (up to 40em): nothing is cut off at phone width.

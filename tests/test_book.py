@@ -9,7 +9,7 @@ import subprocess
 import jupytext
 import pytest
 
-from tools import format_cells
+from tools import cell_lengths, format_cells
 from tools import notebooks as nbtools
 
 from .vacuity import vacuous_asserts
@@ -56,6 +56,37 @@ def test_format_check_reports_long_lines(tmp_path, monkeypatch):
     assert sorted(format_cells.check([chapter])) == [
         "chapter.md:11: Line too long (101 > 88)",
         "chapter.md:15: cell not formatted (run make format)",
+    ]
+
+
+def test_visible_code_cells_are_short():
+    """A chapter reads like a lecture: no shown code cell runs over a screen."""
+    problems = cell_lengths.too_long(CHAPTERS)
+    assert not problems, (
+        f"split these cells between statements (limit {cell_lengths.LIMIT} lines; "
+        f"{cell_lengths.HARD} for a cell that cannot be split or holds asserts):\n"
+        + "\n".join(problems)
+    )
+
+
+def test_cell_length_check_can_fail(tmp_path):
+    """The check above reports a long cell, and skips removed and collapsed ones."""
+    long = "".join(f"x{i} = {i}\n" for i in range(26))
+    loop = "for i in range(2):\n" + "".join(f"    y{i} = {i}\n" for i in range(30))
+    chapter = tmp_path / "chapter.md"
+    chapter.write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\n"
+        "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n"
+        "---\n\n"
+        f"```{{code-cell}} ipython3\n{long}```\n\n"
+        f"```{{code-cell}} ipython3\n:tags: [hide-input]\n\n{long}```\n\n"
+        f"```{{code-cell}} ipython3\n:tags: [remove-cell]\n\n{long}```\n\n"
+        f"```{{code-cell}} ipython3\n{loop}```\n\n"
+        f"```{{code-cell}} ipython3\n{loop}{loop}```\n"
+    )
+    assert cell_lengths.too_long([chapter]) == [
+        "chapter.md: 26 lines (limit 25): x0 = 0",
+        "chapter.md: 62 lines (limit 38): for i in range(2):",
     ]
 
 
