@@ -161,15 +161,16 @@ def test_chapter_runs_in_colab(colab, chapter):
     assert all(was == now for was, now in own.values()), f"the set-up cell replaced Colab's packages: {own}"
     assert not colab_env.differences(after, before), "the set-up cell changed Colab's packages"
 
-    # its explorer is live under ipywidgets 7: sliders driving an Output, no precomputed frames
+    # its explorer is live under ipywidgets 7: sliders driving the kernel's picture (an HTML
+    # widget holding the PNG the kernel drew), no precomputed frames
     models = widget_models(nb)
     sliders = [m for m in models if m["model_name"] == "SelectionSliderModel"]
     assert sliders, "no explorer sliders in the widget state"
     assert {m["model_module_version"] for m in sliders} == {CONTROLS_OF_IPYWIDGETS_7}
     assert not [m for m in models if m["model_name"] in ("ImageModel", "StackModel")], "static frames"
-    drawn = [o for m in models if m["model_name"] == "OutputModel"
-             for o in m["state"].get("outputs", []) if "image/png" in o.get("data", {})]
-    assert drawn, "the explorer's Output holds no figure drawn by the kernel"
+    drawn = [m for m in models if m["model_name"] == "HTMLModel"
+             and "data:image/png;base64," in m["state"].get("value", "")]
+    assert drawn, "the explorer holds no figure drawn by the kernel"
 
 
 def test_explorer_sliders_redraw_live(colab):
@@ -199,4 +200,4 @@ def test_explorer_sliders_redraw_live(colab):
     colab.run(nb, "probe", timeout=300)
     live, static = stream_text(nb.cells[1]).strip().splitlines()
     assert live == f"{colab.pins['ipywidgets']} [2, 3]"
-    assert static == "Output ['precomputed explorer frames need ipywidgets 8; showing the live explorer']"
+    assert static == "HTML ['precomputed explorer frames need ipywidgets 8; showing the live explorer']"
