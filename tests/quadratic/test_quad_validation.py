@@ -30,6 +30,9 @@ def _nan(a):
     (lambda: q.gaussian_moment(np.ones(3), [0, 0]), "cov"),
     (lambda: q.gaussian_moment([[np.nan]], [0, 0]), "cov"),
     (lambda: q.wick_pairings(-2), "n"),
+    (lambda: q.ode_rhs(Q0, R0, noise=-1.0), "noise"),
+    (lambda: q.ode_rhs(Q0 + np.triu(np.ones((3, 3)), 1), R0), "Q"),  # the ODEs keep Q symmetric
+    (lambda: q.ode_rhs(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
 ])
 def test_overlap_functions(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
