@@ -51,17 +51,23 @@ def _gamma_weight(lr, p):
 
 
 class _FullRHS:
-    """Right-hand side in t' on the flat state: the rows of the p × (p + p*) block [Q | R].
+    """Right-hand side in t' on the flat state: the rows of the p × (p + p*) block B = [Q | R].
 
-    With that layout one product gives :math:`[Q^2 | QR] = Q\\,[Q | R]`, and the
-    γ² polynomial folds into one more: for the symmetric
-    :math:`M = \\tfrac{c_1}2 I + \\tfrac{c_3}2 Q + \\tfrac{c_4}2 Q^2 + c_5 RR^T`,
+    Everything is two products with B. For the symmetric
+    :math:`M = \\tfrac{c_1}2 I + \\tfrac{c_3}2 Q + \\tfrac{c_4}2 Q^2 + c_5 RR^T`
+    and :math:`C = \\tfrac{c_2}2 I + \\tfrac{c_{2T}}2 T`,
 
     .. math::
 
-        c_1 Q + c_3 Q^2 + c_4 Q^3 + c_5(RR^TQ + QRR^T) = QM + (QM)^T,
+        [K \\mid dR] = B \\begin{pmatrix} M & -\\tfrac4p R\\\\ CR^T & \\tfrac4{p^*}T - 2\\tau I\\end{pmatrix},
+        \\qquad dQ = K + K^T,
 
-    since a polynomial in Q commutes with Q. Three products of p × p size per call.
+    since :math:`c_1 Q + c_3 Q^2 + c_4 Q^3 + c_5(RR^TQ + QRR^T) = QM + MQ` (a polynomial
+    in Q commutes with Q) and :math:`c_2RR^T + c_{2T}RTR^T = RCR^T + (RCR^T)^T`. The
+    quadratic part of M is one more product, :math:`\\tfrac{c_4}2 Q^2 + c_5 RR^T = B\\,DB^T`
+    with :math:`D = \\mathrm{diag}(\\tfrac{c_4}2 1_p, c_5 1_{p^*})` (constants). The
+    matrices are filled in place in preallocated buffers: at p = 32 each numpy call
+    costs more than its arithmetic.
     """
 
     def __init__(self, p, p_star, T, g, noise):
@@ -69,6 +75,17 @@ class _FullRHS:
         self.trT = float(np.trace(T))
         self.trT2 = float(np.sum(T * T))
         self.identity_T = np.array_equal(T, np.eye(p_star))
+        n = p + p_star
+        self._S = np.zeros((n, n))                     # the matrix B is multiplied by
+        self._S_diag = self._S.reshape(-1)[:: n + 1]
+        self._P = np.zeros((n, p))                     # D B^T + (c3/2) [I; 0], so that B P = M - c1/2 I
+        self._P_diag = self._P.reshape(-1)[: p * (p + 1): p + 1]
+        self._Q_diag = slice(0, p * (n + 1), n + 1)    # the diagonal of Q in the flat state
+        cells = np.zeros((p, n))
+        cells[:, p:] = 1.0
+        self._R_cells = cells.ravel()                  # 1 on the entries of R in the flat state
+        _, _, _, _, cX, cQQQ = _phi_coefficients(0.0, 0.0, 0.0, self.trT, self.trT2, p, p_star, noise)
+        self._D = np.concatenate([np.full(p, 2.0 * g * cQQQ), np.full(p_star, 4.0 * g * cX)])[:, None]
 
     def state(self, Q, R):
         """Flat state of the overlaps."""
@@ -81,46 +98,42 @@ class _FullRHS:
         return block[:, :p], block[:, p:]
 
     def __call__(self, t, y):
-        p, ps, g = self.p, self.ps, self.g
-        block = y.reshape(p, p + ps)
-        Q, R = block[:, :p], block[:, p:]
-        QQ_QR = Q @ block                      # [Q^2 | QR]
-        QQ, QR = QQ_QR[:, :p], QQ_QR[:, p:]
-        RRt = R @ R.T
-        trQ = float(Q.trace())
+        p, ps, S = self.p, self.ps, self._S
+        B = y.reshape(p, p + ps)
+        Q, R = B[:, :p], B[:, p:]
+        trQ = float(y[self._Q_diag].sum())
         tau = trQ / p - self.trT / ps
-        RT = R if self.identity_T else R @ self.T
         # dQ = c1 Q + c2 RR^T + c2T RTR^T + c3 Q^2 + c4 Q^3 + c5 (RR^TQ + QRR^T)
-        c1, c2, c2T, c3, c4, c5 = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p, 0.0, 0.0
-        if g:
-            cQ, cRR, cRTR, cQQ, cX, cQQQ = _phi_coefficients(
-                trQ, float(QQ.trace()), float(RRt.trace()), self.trT, self.trT2, p, ps, self.noise)
-            g4 = 4.0 * g
+        c1, c2, c2T, c3 = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
+        M = S[:p, :p]
+        if self.g:
+            squares = y * y
+            R2 = float(squares @ self._R_cells)
+            trQ2 = float(squares.sum()) - R2           # Tr Q^2 = |Q|_F^2 for a symmetric Q
+            cQ, cRR, cRTR, cQQ, _, _ = _phi_coefficients(
+                trQ, trQ2, R2, self.trT, self.trT2, p, ps, self.noise)
+            g4 = 4.0 * self.g
             c1 += g4 * cQ
             c2 += g4 * cRR
             c2T += g4 * cRTR
             c3 += g4 * cQQ
-            c4 += g4 * cQQQ
-            c5 += g4 * cX
-            if self.identity_T:
-                c2, c2T = c2 + c2T, 0.0
-        M = (0.5 * c3) * Q
-        if c4:
-            M += (0.5 * c4) * QQ
-        if c5:
-            M += c5 * RRt
-        M.flat[:: p + 1] += 0.5 * c1
-        QM = Q @ M
-        out = np.empty((p, p + ps))
-        dQ = out[:, :p]
-        np.add(QM, QM.T, out=dQ)
-        dQ += c2 * RRt
-        if c2T:
-            dQ += c2T * (RT @ R.T)
-        dR = out[:, p:]
-        np.multiply(RT, 4.0 / ps, out=dR)
-        dR -= (4.0 / p) * QR
-        dR -= (2.0 * tau) * R
+            np.multiply(B.T, self._D, out=self._P)
+            self._P_diag += 0.5 * c3
+            np.matmul(B, self._P, out=M)
+        else:
+            np.multiply(Q, 0.5 * c3, out=M)
+        self._S_diag[:p] += 0.5 * c1
+        np.multiply(R, -4.0 / p, out=S[:p, p:])
+        if self.identity_T:
+            np.multiply(R.T, 0.5 * (c2 + c2T), out=S[p:, :p])
+            self._S_diag[p:] = 4.0 / ps - 2.0 * tau
+        else:
+            np.matmul(0.5 * c2 * np.eye(ps) + 0.5 * c2T * self.T, R.T, out=S[p:, :p])
+            np.multiply(self.T, 4.0 / ps, out=S[p:, p:])
+            self._S_diag[p:] -= 2.0 * tau
+        out = B @ S
+        K = out[:, :p]
+        K += K.T
         return out.ravel()
 
 
