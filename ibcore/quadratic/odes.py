@@ -139,7 +139,7 @@ class _FullRHS:
 
 
 class _StabilisedDOP853(DOP853):
-    """scipy's DOP853 with Lund-stabilised (PI) step-size control (Hairer, Nørsett, Wanner I, §II.4).
+    """scipy's DOP853 with a stabilised (PI) step-size control (Gustafsson; Hairer & Wanner II, §IV.2).
 
     Once a run has converged its step size is set by the stability of the method (the
     fastest mode of the linearised ODEs, about -6 at (p, p*) = (32, 4)), not by accuracy.
@@ -147,8 +147,8 @@ class _StabilisedDOP853(DOP853):
     stability limit and rejects about one step in five (12 evaluations each). Remembering
     the previous error damps the oscillation: the step grows by
     :math:`0.9\\,e_n^{-(1/8 - 0.75\\beta)}\\,\\max(e_{n-1}, 10^{-4})^{\\beta}` with
-    :math:`\\beta = 0.04` (Hairer's suggestion for DOPRI5). Everything else (stages, error
-    estimate, dense output) is scipy's.
+    :math:`\\beta = 0.04` (the default of the BETA option of Hairer's DOPRI5 code; β = 0 is
+    scipy's controller). Everything else (stages, error estimate, dense output) is scipy's.
     """
 
     beta = 0.04
