@@ -81,10 +81,12 @@ class _FullRHS:
         self._S_diag = self._S.reshape(-1)[:: n + 1]
         self._P = np.zeros((n, p))                     # D B^T + (c3/2) [I; 0], so that B P = M - c1/2 I
         self._P_diag = self._P.reshape(-1)[: p * (p + 1): p + 1]
-        self._Q_diag = slice(0, p * (n + 1), n + 1)    # the diagonal of Q in the flat state
-        cells = np.zeros((p, n))
-        cells[:, p:] = 1.0
-        self._R_cells = cells.ravel()                  # 1 on the entries of R in the flat state
+        # indicators on the flat state: of the diagonal of Q, and of the entries of Q and of R
+        cells = np.zeros((3, p, n))
+        cells[0, :, :p] = np.eye(p)
+        cells[1, :, :p] = 1.0
+        cells[2, :, p:] = 1.0
+        self._diagonal_cells, self._block_cells = cells[0].ravel(), cells[1:].reshape(2, -1)
         _, _, _, _, cX, cQQQ = _phi_coefficients(0.0, 0.0, 0.0, self.trT, self.trT2, p, p_star, noise)
         self._D = np.concatenate([np.full(p, 2.0 * g * cQQQ), np.full(p_star, 4.0 * g * cX)])[:, None]
 
@@ -102,15 +104,13 @@ class _FullRHS:
         p, ps, S = self.p, self.ps, self._S
         B = y.reshape(p, p + ps)
         Q, R = B[:, :p], B[:, p:]
-        trQ = float(y[self._Q_diag].sum())
+        trQ = float(self._diagonal_cells @ y)
         tau = trQ / p - self.trT / ps
         # dQ = c1 Q + c2 RR^T + c2T RTR^T + c3 Q^2 + c4 Q^3 + c5 (RR^TQ + QRR^T)
         c1, c2, c2T, c3 = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
         M = S[:p, :p]
         if self.g:
-            squares = y * y
-            R2 = float(squares @ self._R_cells)
-            trQ2 = float(squares.sum()) - R2           # Tr Q^2 = |Q|_F^2 for a symmetric Q
+            trQ2, R2 = (self._block_cells @ (y * y)).tolist()   # Tr Q^2 = |Q|_F^2 (Q symmetric), |R|_F^2
             cQ, cRR, cRTR, cQQ, _, _ = _phi_coefficients(
                 trQ, trQ2, R2, self.trT, self.trT2, p, ps, self.noise)
             g4 = 4.0 * self.g
