@@ -174,7 +174,8 @@ class _StabilisedDOP853(DOP853):
             scale = self.atol + np.maximum(np.abs(y), np.abs(y_new)) * self.rtol
             error = self._estimate_error_norm(self.K, h, scale)
             if error < 1:
-                factor = SAFETY * max(error, 1e-10) ** (0.75 * self.beta - 1 / 8) * self.previous_error ** self.beta
+                factor = (SAFETY * max(error, 1e-10) ** (0.75 * self.beta - 1 / 8)
+                          * self.previous_error ** self.beta)
                 h_abs *= min(1.0 if rejected else MAX_FACTOR, factor)
                 self.previous_error = max(error, 1e-4)
                 break

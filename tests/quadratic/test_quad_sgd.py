@@ -116,8 +116,13 @@ def test_sgd_runs_its_products_on_one_blas_thread():
     blas = controller.select(user_api="blas")
     if not blas.lib_controllers:
         pytest.skip("no BLAS library found by threadpoolctl")
+
+    def threads():
+        found = threadpoolctl.ThreadpoolController().select(user_api="blas")
+        return [lib.num_threads for lib in found.lib_controllers]
+
     before = [lib.num_threads for lib in blas.lib_controllers]
     with q.sgd._one_blas_thread():
-        inside = [lib.num_threads for lib in threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers]
-    after = [lib.num_threads for lib in threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers]
+        inside = threads()
+    after = threads()
     assert inside == [1] * len(before) and after == before
