@@ -83,8 +83,7 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
     every quantity of the one-neuron experiments is a function of K, so d can
     be :math:`10^8` (draw K with :func:`~ibcore.relu.sample_gram`). The weights
     are then never formed (``result.w is None``); use ``result.coef``
-    (:math:`w_T = X^\top` ``coef``) with :func:`~ibcore.relu.relative_gap`
-    and ``K``.
+    (:math:`w_T = X^\top` ``coef``), e.g. in :func:`~ibcore.relu.relative_gap` given ``K``.
 
     Parameters
     ----------

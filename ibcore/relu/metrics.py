@@ -34,8 +34,8 @@ FIT_TOL = 1e-6
 def relative_gap(w, w_star, *, K=None) -> float:
     r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`.
 
-    Given only :math:`K = XX^\top` (``K``), ``w`` and ``w_star`` are data-span
-    coefficients, :math:`w = X^\top a` and :math:`w^\star = X^\top\nu`, and
+    Given the Gram matrix ``K`` (:math:`K = XX^\top`), ``w`` and ``w_star`` are
+    data-span coefficients, :math:`w = X^\top a` and :math:`w^\star = X^\top\nu`, and
 
     .. math::
 

@@ -172,7 +172,7 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     :class:`~ibcore.relu.min_norm.MinNormSolution`
         ``w`` (``None`` given ``K``: then :math:`w^\star = X^\top\nu` is known
         through ``nu``, and distances through :func:`~ibcore.relu.relative_gap`
-        with ``K``), :math:`\beta^\star` = ``beta``, multipliers
+        given ``K``), :math:`\beta^\star` = ``beta``, multipliers
         :math:`\nu` = ``nu``, ``kkt_residual``.
     """
     return _solve(X, K, y, _solve_dual, "relu")
