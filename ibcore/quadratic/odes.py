@@ -35,7 +35,7 @@ from .moments import _phi_coefficients
 from .order_parameters import population_risk, _validated_overlaps
 from .trajectory import Trajectory
 
-__all__ = ["OverlapRates", "ode_rhs", "integrate_odes"]
+__all__ = ["ode_rhs", "integrate_odes"]
 
 #: Q or R entries beyond this size count as a blow-up of the ODE.
 _BLOWUP = 1e8
@@ -209,7 +209,7 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
 
     Returns
     -------
-    OverlapRates
+    :class:`~ibcore.quadratic.odes.OverlapRates`
         ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
@@ -308,7 +308,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
 
     Returns
     -------
-    Trajectory
+    :class:`~ibcore.quadratic.trajectory.Trajectory`
         ``.t``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``.
 
     Raises

@@ -51,12 +51,12 @@ from .clock import sgd_steps, sgd_time
 from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
+__all__ = ["sgd_one_pass", "sgd_one_pass_reference"]
 
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.Trajectory` of an SGD run: its attributes, and those below.
+    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run: its attributes, and those below.
 
     Attributes
     ----------
@@ -222,7 +222,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
 
     Returns
     -------
-    SGDTrajectory
+    :class:`~ibcore.quadratic.sgd.SGDTrajectory`
         ``.step`` and ``.t`` (the records, in steps and in :math:`t'`), ``.Q``
         (n_rec, p, p), ``.R`` (n_rec, p, p_star), ``.risk`` (population risk
         from the overlaps, :math:`\\Delta/2` included), ``.W`` (final weights),
