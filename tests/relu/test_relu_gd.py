@@ -62,9 +62,9 @@ def test_primal_dual_matches_weight_space_general_m(problem):
 def test_gram_entry_point_matches_feature_entry_point(problem):
     X, y, _, lr = problem
     K = X @ X.T
-    alpha0 = R.all_active_coef(K, trace=X.shape[1])
+    alpha0 = R.all_active_init(K=K, trace=X.shape[1])
     res_x = R.gradient_descent(X, y, alpha0 @ X, lr=lr)
-    res_k = R.gradient_descent_gram(K, y, alpha0, lr=lr)
+    res_k = R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=lr)
     assert res_k.w is None and res_x.coef is None
     assert res_k.n_steps == res_x.n_steps
     assert rel(res_k.coef @ X, res_x.w) < 1e-10

@@ -68,13 +68,31 @@ def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn,
 def test_gram_entry_point_validates_K(small, K_fn, match):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=match):
-        R.gradient_descent_gram(K_fn(X @ X.T), y, np.full(6, 1 / 40), lr=lr)
+        R.gradient_descent(K=K_fn(X @ X.T), y=y, alpha0=np.full(6, 1 / 40), lr=lr)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda X, y: R.gradient_descent(X, y, np.ones(X.shape[1]), K=X @ X.T, lr=1.0), r"exactly one of .* got both"),
+    (lambda X, y: R.gradient_descent(y=y, alpha0=np.ones(6), lr=1.0), r"exactly one of .* got neither"),
+    (lambda X, y: R.gradient_descent(X, y, alpha0=np.ones(6), lr=1.0), r"alpha0 goes with K;"),
+    (lambda X, y: R.gradient_descent(K=X @ X.T, y=y, w0=np.ones(X.shape[1]), lr=1.0), r"w0 goes with the features"),
+    (lambda X, y: R.gradient_descent(X, y, lr=1.0), r"w0 is required"),
+    (lambda X, y: R.min_norm_solution(X, y, K=X @ X.T), r"exactly one of .* got both"),
+    (lambda X, y: R.min_norm_solution(K=X @ X.T), r"y \(the labels\) is required"),
+    (lambda X, y: R.min_norm_pair(y=y), r"exactly one of .* got neither"),
+    (lambda X, y: R.all_active_init(X, K=X @ X.T), r"exactly one of .* got both"),
+    (lambda X, y: R.disjoint_init(K=X @ X.T), r"assignment is required"),
+])
+def test_features_or_gram_entry_points_name_what_is_wrong(small, call, match):
+    X, y, _, _ = small
+    with pytest.raises(ValueError, match=match):
+        call(X, y)
 
 
 def test_gram_entry_point_validates_alpha0(small):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=r"alpha0 must have shape \(6,\)"):
-        R.gradient_descent_gram(X @ X.T, y, np.ones(5), lr=lr)
+        R.gradient_descent(K=X @ X.T, y=y, alpha0=np.ones(5), lr=lr)
 
 
 @pytest.mark.parametrize("gd", GD_FUNCS)
@@ -191,12 +209,12 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.min_norm_solution(np.ones((3, 2)) + np.eye(3, 2), [1.0, 2.0, 3.0]), r"d >= n"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, np.nan, 3.0]), r"y must be finite"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, 3.0]), r"y must have shape \(3,\)"),
-    (lambda: R.min_norm_solution_gram(np.eye(3)[:, :2], [1.0, 2.0, 3.0]), r"K must be a square"),
+    (lambda: R.min_norm_solution(K=np.eye(3)[:, :2], y=[1.0, 2.0, 3.0]), r"K must be a square"),
     (lambda: R.positive_subset_least_squares(np.eye(3)[0], [1.0]), r"X must have 2 dimension"),
     (lambda: R.relative_gap(np.ones(3), np.zeros(3)), r"w_star is zero"),
     (lambda: R.relative_gap(np.ones(2), np.ones(3)), r"w must have shape \(3,\)"),
-    (lambda: R.relative_gap_gram(np.eye(3), np.ones(2), np.ones(3)), r"coef must have the shape"),
-    (lambda: R.relative_gap_gram(np.eye(3), np.ones(3), np.zeros(3)), r"the target has zero norm"),
+    (lambda: R.relative_gap(np.ones(2), np.ones(3), K=np.eye(3)), r"w must have the shape of w_star"),
+    (lambda: R.relative_gap(np.ones(3), np.zeros(3), K=np.eye(3)), r"the target has zero norm"),
     (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
     (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
@@ -221,7 +239,7 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.orthogonal_overshoot_gap(-np.ones(3), 0.1), r"no positive label"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
     # anchored: the message starts with the parameter's name
-    (lambda: R.positive_subset_least_squares_gram(np.ones((3, 3)), [1.0, 2.0, 3.0]), r"^K must give a positive"),
+    (lambda: R.positive_subset_least_squares(K=np.ones((3, 3)), y=[1.0, 2.0, 3.0]), r"^K must give a positive"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [[1.0, -1.0, 2.0]], [0, 1, 0], [1.0, -1.0]), r"^y must have 1"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [[1.0, -1.0]]), r"^signs must have 1"),
     (lambda: R.disjoint_closest_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0], np.ones((2, 2))),
