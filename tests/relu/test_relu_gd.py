@@ -233,7 +233,8 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     run = dict(lr=lr, signs=signs, max_steps=T, tol=0, record_every=k, activation=activation)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
-        res = R.gradient_descent(X, y, W0, **run) if entry == "features" else R.gradient_descent_gram(X @ X.T, y, A0, **run)
+        data = dict(X=X, w0=W0) if entry == "features" else dict(K=X @ X.T, alpha0=A0)
+        res = R.gradient_descent(y=y, **data, **run)
     relu = activation == "relu"
     W = plain_gd_network(X, y, W0, signs, lr, T, relu=relu)
     B = W @ X.T
@@ -263,6 +264,6 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     np.testing.assert_array_equal(res.reactivations, react)
 
 
-@pytest.mark.parametrize("gd", [R.gradient_descent, R.gradient_descent_gram, R.gradient_descent_weight_space])
+@pytest.mark.parametrize("gd", [R.gradient_descent, R.gradient_descent_weight_space])
 def test_shared_parameters_are_in_every_entry_points_docstring(gd):
     assert "{shared}" not in gd.__doc__ and "record_every : int or None" in gd.__doc__
