@@ -7,6 +7,7 @@ import pytest
 
 import ibcore.relu as R
 from ibcore import DivergenceError
+from ibcore.relu._iteration import without_inactive_warning
 
 
 @pytest.fixture
@@ -35,7 +36,8 @@ def nan_at(a, idx, value=np.nan):
     (lambda X, y, w0, lr: dict(y=nan_at(y, 1, np.inf)), r"y must be finite"),
     (lambda X, y, w0, lr: dict(w0=w0[:-1]), r"w0 must have shape \(40,\)"),
     (lambda X, y, w0, lr: dict(w0=np.ones((2, 39))), r"w0 must have shape \(\*, 40\)"),
-    (lambda X, y, w0, lr: dict(w0=np.ones((1, 2, 40))), r"w0 must have 1 or 2 dimension"),
+    (lambda X, y, w0, lr: dict(w0=np.ones((1, 2, 40))),
+     r"w0 must have 1 or 2 dimension\(s\), got array of shape \(1, 2, 40\)"),
     (lambda X, y, w0, lr: dict(w0=nan_at(w0, 5)), r"w0 must be finite"),
     (lambda X, y, w0, lr: dict(lr=0.0), r"lr must be a positive finite number, got 0.0"),
     (lambda X, y, w0, lr: dict(lr=-lr), r"lr must be a positive"),
@@ -129,6 +131,32 @@ def test_inactive_negative_example_on_the_negative_neuron_warns(small):
         R.gradient_descent(X, y, R.disjoint_init(X, assignment, m=2, b0=0.1), lr=lr / 2, max_steps=10)
 
 
+@pytest.mark.parametrize("n_pos, shown", [(11, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ..."),
+                                           (10, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9")])
+def test_warning_counts_stuck_examples_and_shows_ten(n_pos, shown):
+    """w0 = 0: every β_i(0) is exactly 0, inactive (σ'(0) = 0), so each positive label is stuck;
+    the zero labels need no neuron and are not counted."""
+    X = R.orthogonal_features(13, 40, rng=2)
+    y = np.zeros(13)
+    y[:n_pos] = 0.5
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        R.gradient_descent(X, y, np.zeros(40), lr=R.lr_from_contraction(0.1, X), max_steps=1)
+    [w] = caught
+    assert w.category is R.InactivePositiveWarning
+    assert f"leaves {n_pos} example(s)" in str(w.message) and f"(indices {shown});" in str(w.message)
+
+
+def test_trials_silence_only_the_inactive_warning(small):
+    X, y, _, lr = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = without_inactive_warning(R.gradient_descent, X, y, np.zeros(40), lr=lr, max_steps=3, tol=0)
+        with pytest.warns(UserWarning, match="other"):
+            without_inactive_warning(warnings.warn, "other")
+    assert res.n_steps == 3
+
+
 def test_no_warning_when_every_example_can_be_fitted(small):
     X, y, w0, lr = small
     with warnings.catch_warnings():
@@ -151,7 +179,9 @@ def test_divergence_raises_with_the_step(gd):
     expected = (1024 - np.log2(c ** 2 * np.sum((1 - y) ** 2) / d)) / 2
     run = dict(lr=R.lr_from_contraction(c, X), activation="identity", check_stability=False, tol=0,
                record_every=None)
-    with pytest.raises(DivergenceError, match="diverged at GD step") as info:
+    match = r"overflowed \(lr=0.75, stability bound 2n/\(m\*lambda_max\(K\)\) = 0.5\) \(diverged at GD step"
+    with pytest.raises(DivergenceError, match=match) as info, warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # reported once, as the error, not by numpy
         gd(X, y, w0, max_steps=5000, **run)
     assert abs(info.value.step - expected) <= 3
     # stopped before the overflow, the same run is finite: no silent NaN or inf in between
