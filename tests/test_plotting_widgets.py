@@ -192,6 +192,76 @@ def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
     assert plt.get_fignums() == []
 
 
+def test_live_frames_keep_the_first_frames_layout_and_static_frames_lay_out_each():
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    plotting.use_house_style()  # constrained layout
+    executed = []
+    execute = ConstrainedLayoutEngine.execute
+
+    def counting(self, fig):
+        executed.append(fig)
+        return execute(self, fig)
+
+    def draw(a, fig=None):  # the y tick labels get wider with a
+        fig = fig or plt.figure(figsize=(3, 2))
+        ax = fig.subplots()
+        ax.plot([0, 1], [0, a])
+        ax.set_ylabel("y")
+        return fig
+
+    try:
+        ConstrainedLayoutEngine.execute = counting
+        box = explorer(draw, {"a": ([1, 10_000], 1)}, static=False)
+        slider = next(w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider))
+        first = executed[0].axes[0].get_position().bounds
+        slider.value = 10_000
+        assert len(executed) == 1, "one layout, for the first frame"
+        assert executed[0].axes[0].get_position().bounds == first, "later frames: the axes where they were"
+        assert executed[0].get_layout_engine() is not None, "the engine stays for the next first frame"
+        executed.clear()
+        explorer(draw, {"a": ([1, 10_000], 1)}, static=True)
+        assert len(executed) == 3, "static: each frame laid out (and the fresh frame that checks reuse)"
+    finally:
+        ConstrainedLayoutEngine.execute = execute
+        plotting.mpl.rcdefaults()
+        plt.close("all")
+
+
+def test_drawing_ahead_starts_in_the_direction_of_the_move_and_gives_way_between_stages():
+    import asyncio
+
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _draw(a, b)
+
+    async def reader():
+        box = explorer(draw, {"a": [1, 2, 3, 4], "b": [10, 20, 30]}, static=False)  # at (3, 20)
+        a, b = [w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider)]
+        for _ in range(20):
+            await asyncio.sleep(0)
+        a.value = 2  # down one notch, drawn ahead
+        await asyncio.sleep(0)
+        assert calls[-1] == (1, 20), "the frame one notch further in the direction of the move first"
+        calls.clear()
+        b.value = 30  # a move while (1, 20) is drawn, not yet rendered: its own frame at once
+        assert calls == [(2, 30)] and "a = 2, b = 30" in _png_of(_frames(box)[0])[1]
+        for _ in range(20):
+            await asyncio.sleep(0)
+        calls.clear()
+        b.value = 20  # back down, drawn before
+        assert calls == []
+        await asyncio.sleep(0)
+        assert calls == [(2, 10)], "one notch further down: its first stage"
+        b.value = 10  # the frame under way is taken over, not drawn twice
+        assert calls == [(2, 10)] and "a = 2, b = 10" in _png_of(_frames(box)[0])[1]
+
+    asyncio.run(reader())
+    assert plt.get_fignums() == []
+
+
 def test_readouts_are_human_labels_of_equal_width_sliders():
     box = explorer(_draw, {"a": ({"one": 1, "two": 2}, 2), "b": [0.5, 10_000]}, labels={"a": "first a"},
                    static=False)
