@@ -34,7 +34,9 @@ next one in the direction of the last move first), so that the next move usually
 finds its frame drawn (a move waits for at most one stage, draw, render or encode,
 of a frame being drawn ahead). A live explorer lays out only its first frame (the
 house style's constrained layout costs about 40% of a frame) and keeps its axes
-where they are for the later ones; static frames are each laid out. In
+where they are for the later ones, unless that would cut text off at the figure's
+edge (then the frame is laid out, and its layout kept); static frames are each laid
+out. In
 static mode the last frame drawn into the reused figure is compared with a fresh
 ``draw`` of the same parameters, so a ``draw`` that leaks state from one frame into
 the next fails the build instead of showing a wrong picture.
@@ -182,6 +184,14 @@ def _layout_of(fig):
             [t and t.get_position() for t in (getattr(fig, a, None) for a in _SUPER_TEXTS)])
 
 
+def _fits(fig) -> bool:
+    """Whether every axes, with its tick labels and titles, lies inside the (rendered) figure."""
+    renderer, page = fig.canvas.get_renderer(), fig.bbox
+    boxes = [ax.get_tightbbox(renderer, for_layout_only=True) for ax in fig.axes]
+    return all(page.x0 - 1 <= b.x0 and b.x1 <= page.x1 + 1 and page.y0 - 1 <= b.y0 and b.y1 <= page.y1 + 1
+               for b in boxes if b is not None)
+
+
 def _apply_layout(fig, layout) -> bool:
     """Put the axes and titles where ``layout`` has them, if the figure has the same ones."""
     size, boxes, texts = layout
@@ -191,6 +201,7 @@ def _apply_layout(fig, layout) -> bool:
         return False
     for ax, box in zip(fig.axes, boxes):
         ax.set_position(box)
+        ax.set_in_layout(True)  # set_position takes it out, and a frame that needs a layout gets one
     for text, xy in zip(supers, texts):
         if text is not None:
             text.set_position(xy)
@@ -239,6 +250,8 @@ class _Frames:
         yield
         frozen = self.layout is not None and _apply_layout(fig, self.layout)
         rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
+        if frozen and not _fits(fig):  # text cut off: lay this frame out, and keep its layout
+            rgb, self.layout = _render(fig, SCALE * self.dpi), None
         if self.freeze and self.layout is None:
             self.layout = _layout_of(fig)
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
