@@ -35,7 +35,8 @@ finds its frame drawn (a move waits for at most one stage, draw, render or encod
 of a frame being drawn ahead). A live explorer lays out only its first frame (the
 house style's constrained layout costs about 40% of a frame) and keeps its axes
 where they are for the later ones, unless that would cut text off at the figure's
-edge (then the frame is laid out, and its layout kept); static frames are each laid
+edge or run one axes' labels into another's (then the frame is laid out, and its
+layout kept); static frames are each laid
 out. In
 static mode the last frame drawn into the reused figure is compared with a fresh
 ``draw`` of the same parameters, so a ``draw`` that leaks state from one frame into
@@ -185,11 +186,16 @@ def _layout_of(fig):
 
 
 def _fits(fig) -> bool:
-    """Whether every axes, with its tick labels and titles, lies inside the (rendered) figure."""
+    """Whether every axes, with its tick labels and titles, lies inside the (rendered) figure
+    and clear of the others (colorbars aside), as constrained layout places them."""
     renderer, page = fig.canvas.get_renderer(), fig.bbox
-    boxes = [ax.get_tightbbox(renderer, for_layout_only=True) for ax in fig.axes]
-    return all(page.x0 - 1 <= b.x0 and b.x1 <= page.x1 + 1 and page.y0 - 1 <= b.y0 and b.y1 <= page.y1 + 1
-               for b in boxes if b is not None)
+    boxes = [(ax.get_tightbbox(renderer, for_layout_only=True), hasattr(ax, "_colorbar")) for ax in fig.axes]
+    boxes = [(b, bar) for b, bar in boxes if b is not None]
+    if not all(page.x0 - 1 <= b.x0 and b.x1 <= page.x1 + 1 and page.y0 - 1 <= b.y0 and b.y1 <= page.y1 + 1
+               for b, _ in boxes):
+        return False
+    return not any(a.overlaps(b) for (a, bar_a), (b, bar_b) in itertools.combinations(boxes, 2)
+                   if not (bar_a or bar_b))
 
 
 def _apply_layout(fig, layout) -> bool:
