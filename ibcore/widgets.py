@@ -185,6 +185,11 @@ def _layout_of(fig):
             [t and t.get_position() for t in (getattr(fig, a, None) for a in _SUPER_TEXTS)])
 
 
+def _blank_edges(rgb, width: int = 2) -> bool:
+    """Whether the picture's outermost pixels are all white: nothing cut off at its edges."""
+    return all((band >= 250).all() for band in (rgb[:width], rgb[-width:], rgb[:, :width], rgb[:, -width:]))
+
+
 def _fits(fig) -> bool:
     """Whether every axes, with its tick labels and titles, lies inside the (rendered) figure
     and clear of the others (colorbars aside), as constrained layout places them."""
@@ -222,7 +227,7 @@ class _Frames:
         self.reuse = _takes_figure(draw)
         self.fig = None
         self.freeze = freeze  # lay out the first frame only (live explorers)
-        self.layout = None
+        self.layout, self.relaid = None, False
 
     def params(self, indices) -> dict:
         return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
@@ -256,8 +261,10 @@ class _Frames:
         yield
         frozen = self.layout is not None and _apply_layout(fig, self.layout)
         rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
-        if frozen and not _fits(fig):  # text cut off: lay this frame out, and keep its layout
-            rgb, self.layout = _render(fig, SCALE * self.dpi), None
+        # text cut off at the edge (or, with a layout kept from a later frame, axes run into
+        # each other): lay this frame out, and keep its layout
+        if frozen and not (_blank_edges(rgb) and (not self.relaid or _fits(fig))):
+            rgb, self.layout, self.relaid = _render(fig, SCALE * self.dpi), None, True
         if self.freeze and self.layout is None:
             self.layout = _layout_of(fig)
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too

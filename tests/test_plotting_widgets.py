@@ -204,10 +204,11 @@ def test_live_frames_keep_the_first_frames_layout_and_static_frames_lay_out_each
         executed.append(fig)
         return execute(self, fig)
 
-    def draw(a, fig=None):  # the y tick labels get wider with a
+    def draw(a, fig=None):  # the y tick labels get much wider for a large a
         fig = fig or plt.figure(figsize=(3, 2))
         ax = fig.subplots()
         ax.plot([0, 1], [0, a])
+        ax.set_yticks([0, a], ["0", f"a = {a:,}" if a > 2 else str(a)])
         ax.set_ylabel("y")
         return fig
 
