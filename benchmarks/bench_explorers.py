@@ -340,11 +340,12 @@ def main(argv=None):
     if args.only:
         names = [n for n in names if any(s in n for s in args.only.split(","))]
     runs: dict[tuple[Path, str, int], list[Moves]] = {}
-    load = []
+    load, loads = [], {}
     for name in names:
         for _ in range(args.repeat):
             for root in roots:
                 load.append(os.getloadavg()[0])
+                loads.setdefault(name, []).append(load[-1])
                 for m in measure(root / name, root, python, args.pause):
                     runs.setdefault((root, name, m.explorer), []).append(m)
                     print(f"  {root.name}: {name} #{m.explorer}: median {1e3 * statistics.median(m.wall):.0f} ms, "
@@ -359,8 +360,8 @@ def main(argv=None):
               f"{args.pause:g} s between moves, "
               f"load average {min(load):.1f}-{max(load):.1f} on {os.cpu_count()} cores)\n")
         print("| chapter | explorer | moves | median ms | p95 ms | max ms | kernel CPU median ms "
-              "| kernel CPU p95 ms | picture kB | cell s |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "| kernel CPU p95 ms | kernel CPU max ms | picture kB | cell s | load |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for (r, name, number), ms in runs.items():
             if r != root:
                 continue
@@ -368,7 +369,9 @@ def main(argv=None):
                   f"| {1e3 * med([med(m.wall) for m in ms]):.0f} | {1e3 * med([p95(m.wall) for m in ms]):.0f} "
                   f"| {1e3 * med([max(m.wall) for m in ms]):.0f} "
                   f"| {1e3 * med([med(m.cpu) for m in ms]):.0f} | {1e3 * med([p95(m.cpu) for m in ms]):.0f} "
-                  f"| {med([med(m.nbytes) for m in ms]) / 1024:.0f} | {med([m.cell_seconds for m in ms]):.1f} |")
+                  f"| {1e3 * med([max(m.cpu) for m in ms]):.0f} "
+                  f"| {med([med(m.nbytes) for m in ms]) / 1024:.0f} | {med([m.cell_seconds for m in ms]):.1f} "
+                  f"| {med(loads[name]):.1f} |")
     if args.json:
         rows = [dict(root=str(r), **vars(m)) for (r, _, _), ms in runs.items() for m in ms]
         args.json.write_text(json.dumps(rows, indent=1))

@@ -29,9 +29,15 @@ Called without ``fig`` it is an ordinary drawing function. Either way the explor
 renders the figure itself with Agg, at twice its display resolution (as sharp as
 the book's static figures) and as a PNG of at most 256 colours (light enough for
 dozens of frames per page); in a live kernel a move takes one comm message, and
-while the reader looks at a frame the kernel draws the frames one notch away, so
-that the next move usually finds its frame drawn (back-to-back moves wait for at
-most the one frame being drawn ahead). In
+while the reader looks at a frame the kernel draws the frames one notch away (the
+next one in the direction of the last move first), so that the next move usually
+finds its frame drawn (a move waits for at most one stage, draw, render or encode,
+of a frame being drawn ahead). A live explorer lays out only its first frame (the
+house style's constrained layout costs about 40% of a frame) and keeps its axes
+where they are for the later ones, unless that would cut text off at the figure's
+edge or run one axes' labels into another's (then the frame is laid out, and its
+layout kept); static frames are each laid
+out. In
 static mode the last frame drawn into the reused figure is compared with a fresh
 ``draw`` of the same parameters, so a ``draw`` that leaks state from one frame into
 the next fails the build instead of showing a wrong picture.
@@ -136,15 +142,31 @@ def _takes_figure(draw) -> bool:
 
 def _png(fig, dpi: int) -> bytes:
     """The figure as a PNG of at most 256 colours, rendered by Agg at ``dpi``."""
+    return _encode(_render(fig, dpi))
+
+
+def _render(fig, dpi: int, layout: bool = True):
+    """The figure's RGB pixels, rendered by Agg at ``dpi`` (``layout=False``: axes where they are)."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
 
     if not isinstance(fig.canvas, FigureCanvasAgg) or fig.dpi != dpi:
         fig.dpi = dpi
         FigureCanvasAgg(fig)  # our own canvas: the same pixels whatever the kernel's backend
-    fig.canvas.draw()
-    rgb = np.ascontiguousarray(np.asarray(fig.canvas.buffer_rgba())[..., :3])  # the figures are opaque
+    engine = fig.get_layout_engine()
+    if not layout and engine is not None:
+        fig.set_layout_engine("none")
+    try:
+        fig.canvas.draw()
+    finally:
+        if fig.get_layout_engine() is not engine:
+            fig.set_layout_engine(engine)
+    return np.ascontiguousarray(np.asarray(fig.canvas.buffer_rgba())[..., :3])  # the figures are opaque
+
+
+def _encode(rgb) -> bytes:
+    from PIL import Image
+
     no_dither = Image.Dither.NONE if hasattr(Image, "Dither") else Image.NONE  # Pillow < 9.1
     image = Image.fromarray(rgb).quantize(256, method=Image.Quantize.FASTOCTREE, dither=no_dither)
     buf = io.BytesIO()
@@ -152,13 +174,60 @@ def _png(fig, dpi: int) -> bytes:
     return buf.getvalue()
 
 
+_SUPER_TEXTS = ("_suptitle", "_supxlabel", "_supylabel")
+
+
+def _layout_of(fig):
+    """Where the figure's layout engine put its axes and titles (None: it has no engine)."""
+    if fig.get_layout_engine() is None:
+        return None
+    return (tuple(fig.get_size_inches()), [ax.get_position(original=True).frozen() for ax in fig.axes],
+            [t and t.get_position() for t in (getattr(fig, a, None) for a in _SUPER_TEXTS)])
+
+
+def _blank_edges(rgb, width: int = 2) -> bool:
+    """Whether the picture's outermost pixels are all white: nothing cut off at its edges."""
+    return all((band >= 250).all() for band in (rgb[:width], rgb[-width:], rgb[:, :width], rgb[:, -width:]))
+
+
+def _fits(fig) -> bool:
+    """Whether every axes, with its tick labels and titles, lies inside the (rendered) figure
+    and clear of the others (colorbars aside), as constrained layout places them."""
+    renderer, page = fig.canvas.get_renderer(), fig.bbox
+    boxes = [(ax.get_tightbbox(renderer, for_layout_only=True), hasattr(ax, "_colorbar")) for ax in fig.axes]
+    boxes = [(b, bar) for b, bar in boxes if b is not None]
+    if not all(page.x0 - 1 <= b.x0 and b.x1 <= page.x1 + 1 and page.y0 - 1 <= b.y0 and b.y1 <= page.y1 + 1
+               for b, _ in boxes):
+        return False
+    return not any(a.overlaps(b) for (a, bar_a), (b, bar_b) in itertools.combinations(boxes, 2)
+                   if not (bar_a or bar_b))
+
+
+def _apply_layout(fig, layout) -> bool:
+    """Put the axes and titles where ``layout`` has them, if the figure has the same ones."""
+    size, boxes, texts = layout
+    supers = [getattr(fig, a, None) for a in _SUPER_TEXTS]
+    if (tuple(fig.get_size_inches()) != size or len(fig.axes) != len(boxes)
+            or [t is None for t in supers] != [t is None for t in texts]):
+        return False
+    for ax, box in zip(fig.axes, boxes):
+        ax.set_position(box)
+        ax.set_in_layout(True)  # set_position takes it out, and a frame that needs a layout gets one
+    for text, xy in zip(supers, texts):
+        if text is not None:
+            text.set_position(xy)
+    return True
+
+
 class _Frames:
     """Draws and renders the frames of one explorer, reusing one figure when ``draw`` allows it."""
 
-    def __init__(self, draw, controls: list[_Control], caption: str, dpi: int):
+    def __init__(self, draw, controls: list[_Control], caption: str, dpi: int, freeze: bool = False):
         self.draw, self.controls, self.caption, self.dpi = draw, controls, caption, dpi
         self.reuse = _takes_figure(draw)
         self.fig = None
+        self.freeze = freeze  # lay out the first frame only (live explorers)
+        self.layout, self.relaid = None, False
 
     def params(self, indices) -> dict:
         return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
@@ -185,13 +254,28 @@ class _Frames:
             self.fig = fig
         return fig
 
-    def png(self, indices) -> bytes:
+    def stages(self, indices):
+        """Draw, render and encode one frame, yielding between the three: frames drawn ahead
+        give way to a slider move between stages. The last item is the PNG."""
         fig = self.figure(indices)
-        data = _png(fig, SCALE * self.dpi)
+        yield
+        frozen = self.layout is not None and _apply_layout(fig, self.layout)
+        rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
+        # text cut off at the edge (or, with a layout kept from a later frame, axes run into
+        # each other): lay this frame out, and keep its layout
+        if frozen and not (_blank_edges(rgb) and (not self.relaid or _fits(fig))):
+            rgb, self.layout, self.relaid = _render(fig, SCALE * self.dpi), None, True
+        if self.freeze and self.layout is None:
+            self.layout = _layout_of(fig)
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
             from ibcore._figure_report import report_figure
 
             report_figure(fig, drawn=True)  # laid out by the render: no second layout pass
+        yield
+        yield _encode(rgb)
+
+    def png(self, indices) -> bytes:
+        *_, data = self.stages(indices)
         return data
 
     def fresh_png(self, indices) -> bytes:
@@ -219,24 +303,42 @@ class _Prefetch:
     """Draws, while the kernel is idle, the frames one notch away from the one shown.
 
     A reader looks at a frame before moving a slider again: the kernel's event loop is
-    free then, so the next frame is usually ready when the slider moves. One frame per
-    turn of the loop, so a move that arrives meanwhile waits for one frame at most; the
-    frames of an earlier position are dropped when the sliders move on. Outside a running
-    event loop (a script, a test) nothing is drawn ahead.
+    free then, so the next frame is usually ready when the slider moves. First the frame
+    one notch further in the direction of the last move, then the others. One stage of one
+    frame (draw, render, encode) per turn of the loop, so a move that arrives meanwhile
+    waits for one stage at most (and takes over the frame if it is the one being drawn);
+    the frames of an earlier position are dropped when the sliders move on. Outside a
+    running event loop (a script, a test) nothing is drawn ahead.
     """
 
     def __init__(self, frames: _Frames, drawn: dict):
         self.frames, self.drawn, self.pending, self.scheduled = frames, drawn, [], False
+        self.job = None  # (indices, stages) of the frame being drawn ahead
 
-    def around(self, indices: tuple):
+    def frame(self, indices: tuple) -> str:
+        """The ``<img>`` of a frame not drawn yet, drawn now (finishing it if it is under way)."""
+        job, self.job = self.job, None  # a frame drawn now takes the figure of one under way
+        stages = job[1] if job and job[0] == indices else self.frames.stages(indices)
+        *_, data = stages
+        return self.frames.html(indices, data)
+
+    def around(self, indices: tuple, moved: tuple | None = None):
+        """Draw ahead around ``indices``; ``moved``: (slider, +1 or -1) of the move that led here."""
         import asyncio
 
-        self.pending = [n for n in self._neighbours(indices) if n not in self.drawn]
+        near = [n for n in self._neighbours(indices) if n not in self.drawn]
+        if moved:
+            k, step = moved
+            ahead = indices[:k] + (indices[k] + step,) + indices[k + 1:]
+            near.sort(key=lambda n: n != ahead)  # stable: the others keep their order
+        self.pending = near
+        if self.job and self.job[0] not in near:
+            self.job = None
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self.pending and not self.scheduled:
+        if (self.pending or self.job) and not self.scheduled:
             self.scheduled = True
             loop.call_soon(self._step, loop)
 
@@ -248,16 +350,19 @@ class _Prefetch:
 
     def _step(self, loop):
         self.scheduled = False
-        while self.pending:
+        while self.job is None and self.pending:
             indices = self.pending.pop(0)
-            if indices in self.drawn:
-                continue
+            if indices not in self.drawn:
+                self.job = (indices, self.frames.stages(indices))
+        if self.job is not None:
+            indices, stages = self.job
             try:
-                self.drawn[indices] = self.frames.html(indices, self.frames.png(indices))
+                data = next(stages)
             except Exception:  # noqa: BLE001 - the move to this frame draws it again and shows the error
-                pass
-            break
-        if self.pending:
+                data, self.job = None, None
+            if data is not None:
+                self.drawn[indices], self.job = self.frames.html(indices, data), None
+        if self.pending or self.job:
             self.scheduled = True
             loop.call_soon(self._step, loop)
 
@@ -335,7 +440,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         warnings.warn("precomputed explorer frames need ipywidgets 8; showing the live explorer",
                       stacklevel=2)
         static = False
-    frames = _Frames(draw, parsed, caption, dpi)
+    frames = _Frames(draw, parsed, caption, dpi, freeze=not static)
     default = tuple(c.default for c in parsed)
 
     if not static:
@@ -344,13 +449,16 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         picture.add_class("ib-explorer-frame")
         ahead = _Prefetch(frames, drawn)
         ahead.around(default)
+        shown = [default]
 
         def update(change=None):
             indices = tuple(s.index for s in sliders)
             if indices not in drawn:  # draw is deterministic: a frame seen before is reused
-                drawn[indices] = frames.html(indices, frames.png(indices))
+                drawn[indices] = ahead.frame(indices)
             picture.value = drawn[indices]
-            ahead.around(indices)
+            moved = [(k, 1 if i > j else -1) for k, (i, j) in enumerate(zip(indices, shown[0])) if i != j]
+            shown[0] = indices
+            ahead.around(indices, moved[0] if len(moved) == 1 else None)
 
         for s in sliders:
             s.observe(update, names="index")

@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from ibcore import _figure_report, plotting, progress  # noqa: E402
+from ibcore import widgets as widgets_module  # noqa: E402
 from ibcore.widgets import explorer, static_mode  # noqa: E402
 
 
@@ -187,6 +188,80 @@ def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
         assert calls[6:] == [], calls[6:]
         b.value = 10  # two notches: not drawn ahead
         assert calls[-1] == (3, 10)
+
+    asyncio.run(reader())
+    assert plt.get_fignums() == []
+
+
+def test_live_frames_keep_the_first_frames_layout_and_static_frames_lay_out_each():
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    plotting.use_house_style()  # constrained layout
+    executed = []
+    execute = ConstrainedLayoutEngine.execute
+
+    def counting(self, fig):
+        executed.append(fig)
+        return execute(self, fig)
+
+    def draw(a, fig=None):  # the y tick labels get much wider for a large a
+        fig = fig or plt.figure(figsize=(3, 2))
+        ax = fig.subplots()
+        ax.plot([0, 1], [0, a])
+        ax.set_yticks([0, a], ["0", f"a = {a:,}" if a > 2 else str(a)])
+        ax.set_ylabel("y")
+        return fig
+
+    try:
+        ConstrainedLayoutEngine.execute = counting
+        box = explorer(draw, {"a": ([1, 2, 10_000], 1)}, static=False)
+        slider = next(w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider))
+        fig = executed[0]
+        first = fig.axes[0].get_position().bounds
+        slider.value = 2
+        assert len(executed) == 1, "one layout, for the first frame"
+        assert fig.axes[0].get_position().bounds == first, "later frames: the axes where they were"
+        assert fig.get_layout_engine() is not None, "the engine stays for the frames that need it"
+        slider.value = 10_000  # tick labels too wide for the first frame's margin: laid out
+        assert len(executed) == 2 and widgets_module._fits(fig)
+        executed.clear()
+        explorer(draw, {"a": ([1, 10_000], 1)}, static=True)
+        assert len(executed) == 3, "static: each frame laid out (and the fresh frame that checks reuse)"
+    finally:
+        ConstrainedLayoutEngine.execute = execute
+        plotting.mpl.rcdefaults()
+        plt.close("all")
+
+
+def test_drawing_ahead_starts_in_the_direction_of_the_move_and_gives_way_between_stages():
+    import asyncio
+
+    calls = []
+
+    def draw(a, b):
+        calls.append((a, b))
+        return _draw(a, b)
+
+    async def reader():
+        box = explorer(draw, {"a": [1, 2, 3, 4], "b": [10, 20, 30]}, static=False)  # at (3, 20)
+        a, b = [w for w in _all_children(box) if isinstance(w, widgets.SelectionSlider)]
+        for _ in range(20):
+            await asyncio.sleep(0)
+        a.value = 2  # down one notch, drawn ahead
+        await asyncio.sleep(0)
+        assert calls[-1] == (1, 20), "the frame one notch further in the direction of the move first"
+        calls.clear()
+        b.value = 30  # a move while (1, 20) is drawn, not yet rendered: its own frame at once
+        assert calls == [(2, 30)] and "a = 2, b = 30" in _png_of(_frames(box)[0])[1]
+        for _ in range(20):
+            await asyncio.sleep(0)
+        calls.clear()
+        b.value = 20  # back down, drawn before
+        assert calls == []
+        await asyncio.sleep(0)
+        assert calls == [(2, 10)], "one notch further down: its first stage"
+        b.value = 10  # the frame under way is taken over, not drawn twice
+        assert calls == [(2, 10)] and "a = 2, b = 10" in _png_of(_frames(box)[0])[1]
 
     asyncio.run(reader())
     assert plt.get_fignums() == []
