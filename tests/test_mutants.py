@@ -4,14 +4,15 @@ Each mutant is applied with monkeypatch wherever ibcore looks the function up, t
 named for it run and must fail. The 1.3x relative_gap_gram mutant survived every
 tolerance-band test before tests/relu/independent.py gave the trials independent references.
 """
+import numpy as np
 import pytest
 
 import ibcore.relu as R
 from ibcore.quadratic import odes
-from ibcore.relu import _iteration, gd, metrics, trials
+from ibcore.relu import _iteration, gd, metrics, reference, trials
 
 from .quadratic import test_quad_trials
-from .relu import test_relu_trials
+from .relu import test_relu_gd, test_relu_trials
 
 
 def _scaled(func, factor):
@@ -19,9 +20,8 @@ def _scaled(func, factor):
 
 
 def _gap_times_1_3(mp):
-    wrong = _scaled(metrics.relative_gap_gram, 1.3)
-    for where in (metrics, trials, R):
-        mp.setattr(where, "relative_gap_gram", wrong)
+    # relative_gap(..., K=K) computes through metrics._relative_gap_gram
+    mp.setattr(metrics, "_relative_gap_gram", _scaled(metrics._relative_gap_gram, 1.3))
 
 
 def _lr_one_percent_high(mp):
@@ -30,6 +30,20 @@ def _lr_one_percent_high(mp):
     wrong = lambda beta, y, s_col, eta, relu=True: coefficients(beta, y, s_col, 1.01 * eta, relu)  # noqa: E731
     mp.setattr(_iteration, "gradient_coefficients", wrong)
     mp.setattr(gd, "gradient_coefficients", wrong)
+
+
+def _relu_slope_one_at_zero(mp):
+    """sigma'(0) = 1: the GD kernel counts a pre-activation exactly 0 as active. The primal-dual
+    solver and its weight-space reference share the kernel, so only an outside reference sees it."""
+    coefficients = _iteration.gradient_coefficients
+
+    def wrong(beta, y, s_col, eta, relu=True):
+        if not relu:
+            return coefficients(beta, y, s_col, eta, relu)
+        return eta * (s_col * (s_col[:, 0] @ np.maximum(beta, 0.0) - y)) * (beta >= 0)
+
+    for where in (_iteration, gd, reference):
+        mp.setattr(where, "gradient_coefficients", wrong)
 
 
 def _phi_ten_percent_low(mp):
@@ -45,6 +59,9 @@ MUTANTS = {
     ]),
     "GD step 1% too long": (_lr_one_percent_high, [
         lambda: test_relu_trials.test_gap_trial_measures_the_gap_of_an_independent_computation("gram", 3000),
+    ]),
+    "ReLU slope 1 at 0 in the GD kernel": (_relu_slope_one_at_zero, [
+        lambda: test_relu_gd.test_network_gd_is_plain_weight_space_gd("features", "relu"),
     ]),
     "ODEs with 0.9 x the gamma^2 term": (_phi_ten_percent_low, [
         lambda: test_quad_trials.test_ode_escape_time_trial_against_the_full_odes(0.4),

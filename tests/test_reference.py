@@ -25,3 +25,30 @@ def test_every_public_name_has_a_docstring():
         module = importlib.import_module(package)
         bare = [n for n in module.__all__ if callable(getattr(module, n)) and not getattr(module, n).__doc__]
         assert not bare, f"{package}: no docstring for {bare}"
+
+
+@pytest.mark.parametrize("page, package", [("relu_results", "ibcore.relu"), ("quadratic_results", "ibcore.quadratic")])
+def test_result_types_page_documents_every_result_class_of_the_part(page, package):
+    """Result classes leave __all__ (users read them, never build them) but keep a reference page."""
+    import dataclasses
+    import pkgutil
+
+    from ibcore._result import _unpack
+
+    text = (REFERENCE / f"{page}.md").read_text(encoding="utf-8")
+    documented, module = set(), None
+    for line in text.splitlines():
+        if line.startswith(".. currentmodule:: "):
+            module = line.split()[-1]
+        elif line.startswith(".. autoclass:: "):
+            documented.add(f"{module}.{line.split()[-1]}")
+    pkg = importlib.import_module(package)
+    results = set()
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mod = importlib.import_module(f"{package}.{info.name}")
+        for name, obj in vars(mod).items():
+            if (isinstance(obj, type) and obj.__module__ == mod.__name__ and dataclasses.is_dataclass(obj)
+                    and getattr(obj, "__iter__", None) is _unpack and not name.startswith("_")):
+                results.add(f"{mod.__name__}.{name}")
+    assert documented == results, f"undocumented {sorted(results - documented)}, extra {sorted(documented - results)}"
+    assert not {r.rsplit(".", 1)[1] for r in results} & set(pkg.__all__), "a result class is still in __all__"

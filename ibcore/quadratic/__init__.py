@@ -51,7 +51,6 @@ from .phases import *  # noqa: F401,F403
 from .reduced import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
 from .symmetry import *  # noqa: F401,F403
-from .trajectory import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
@@ -59,7 +58,6 @@ __all__ = [
     *order_parameters.__all__,  # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
     *initialisation.__all__,  # orthonormal_teacher, random_init, initial_overlaps
-    *trajectory.__all__,      # Trajectory, the result of every run
     *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
     *sgd.__all__,             # sgd_one_pass and its reference

@@ -20,7 +20,7 @@ from .order_parameters import _validated_sizes
 from .sgd import SGDTrajectory, sgd_one_pass
 from .trajectory import Trajectory
 
-__all__ = ["SGDODEComparison", "sgd_ode_comparison"]
+__all__ = ["sgd_ode_comparison"]
 
 
 @result
@@ -103,7 +103,7 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
 
     Returns
     -------
-    SGDODEComparison
+    :class:`~ibcore.quadratic.comparison.SGDODEComparison`
     """
     p, p_star, N = _validated_sizes(p, p_star, N)
     n_steps = sgd_steps(t_max, p=p, lr=lr, N=N)

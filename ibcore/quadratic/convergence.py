@@ -20,7 +20,7 @@ from .._result import result
 from ..validation import finite_array, nonnegative_float
 from .order_parameters import _validated_sizes
 
-__all__ = ["LateTimeLaw", "late_time_law", "DecayFit", "fit_decay"]
+__all__ = ["late_time_law", "fit_decay"]
 
 
 @result
@@ -52,7 +52,7 @@ def late_time_law(p, p_star):
 
     Returns
     -------
-    LateTimeLaw
+    :class:`~ibcore.quadratic.convergence.LateTimeLaw`
         For :math:`p = p^*`: ``kind="exponential"``, ``rate`` :math:`= 8/p^*`
         (:math:`\\epsilon_g\\propto e^{-8t'/p^*}`).
         For :math:`p > p^*`: ``kind="power"``, ``exponent = 2``, ``prefactor``
@@ -100,7 +100,7 @@ def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
 
     Returns
     -------
-    DecayFit
+    :class:`~ibcore.quadratic.convergence.DecayFit`
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))

@@ -34,12 +34,10 @@ from .symmetry import conserved_frame
 __all__ = [
     "population_gradient",
     "population_hessian",
-    "GroupedSpectrum",
     "group_spectrum",
     "critical_point",
     "hessian_spectrum_table",
     "teacher_directions",
-    "ZeroModes",
     "zero_mode_directions",
 ]
 
@@ -143,7 +141,7 @@ def group_spectrum(eigvals, tol=1e-6):
 
     Returns
     -------
-    GroupedSpectrum
+    :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
         ``values`` (increasing distinct eigenvalues) and ``multiplicities``
         (ints); unpacks as ``values, multiplicities``.
     """
@@ -185,7 +183,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
 
     Returns
     -------
-    StudentTeacher
+    :class:`~ibcore.quadratic.initialisation.StudentTeacher`
         ``W`` (p, N) and ``W_star`` (p_star, N), with :math:`W^*W^{*T}/N = I`
         exactly; unpacks as ``W, W_star``.
     """
@@ -220,7 +218,7 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
 
     Returns
     -------
-    GroupedSpectrum
+    :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
         ``values``, increasing distinct eigenvalues (w.r.t. U, or W if
         ``wrt="W"``), and ``multiplicities``, summing to pN (entries of
         multiplicity 0 are dropped).
@@ -330,7 +328,7 @@ def zero_mode_directions(W, W_star):
 
     Returns
     -------
-    ZeroModes
+    :class:`~ibcore.quadratic.hessian.ZeroModes`
         ``tangent`` (p p* - p*(p*+1)/2, p N) and ``marginal``
         ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
         :func:`~ibcore.quadratic.population_hessian`), mutually orthogonal; unpacks as

@@ -23,7 +23,7 @@ from .._result import result
 from ..validation import nonnegative_float, orthonormal_columns, positive_float, positive_int
 from .order_parameters import Overlaps, _validated_sizes
 
-__all__ = ["StudentTeacher", "orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
+__all__ = ["orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
 
 
 @result
@@ -94,7 +94,7 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
 
     Returns
     -------
-    StudentTeacher
+    :class:`~ibcore.quadratic.initialisation.StudentTeacher`
         ``W`` (p, N), the student, and ``W_star`` (p_star, N); unpacks as
         ``W0, W_star``.
     """
@@ -128,7 +128,7 @@ def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
 
     Returns
     -------
-    Overlaps
+    :class:`~ibcore.quadratic.order_parameters.Overlaps`
         ``Q`` (p, p) :math:`= q_0 I`, ``R`` (p, p_star) and ``T``, the
         identity; unpacks as ``Q0, R0, T``.
     """

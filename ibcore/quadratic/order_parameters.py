@@ -25,10 +25,8 @@ from .._result import result
 from ..validation import finite_array, nonnegative_float, positive_int
 
 __all__ = [
-    "Overlaps",
     "overlaps",
     "population_risk",
-    "MonteCarloEstimate",
     "monte_carlo_risk",
 ]
 
@@ -57,7 +55,7 @@ def overlaps(W, W_star):
 
     Returns
     -------
-    Overlaps
+    :class:`~ibcore.quadratic.order_parameters.Overlaps`
         ``Q`` (p, p) :math:`= WW^T/N`, ``R`` (p, p_star) :math:`= WW^{*T}/N`
         (called :math:`\\rho` in some papers) and ``T`` (p_star, p_star)
         :math:`= W^*W^{*T}/N`; unpacks as ``Q, R, T``.
@@ -210,7 +208,7 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
 
     Returns
     -------
-    MonteCarloEstimate
+    :class:`~ibcore.quadratic.order_parameters.MonteCarloEstimate`
         ``mean``, the estimate, and ``stderr``, its standard error (sample
         standard deviation of the loss / √n); unpacks as ``mean, stderr``.
     """

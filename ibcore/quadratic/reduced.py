@@ -48,7 +48,7 @@ from .order_parameters import _validated_overlaps
 from .phases import _escape_level, plateau_risk
 from .trajectory import Trajectory
 
-__all__ = ["ReducedTrajectory", "integrate_reduced", "reduced_escape_time"]
+__all__ = ["integrate_reduced", "reduced_escape_time"]
 
 
 @result
@@ -159,7 +159,7 @@ class _ReducedRHS:
 
 @result(kw_only=True)
 class ReducedTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.Trajectory` of the reduced system, with the reduced coordinates.
+    """:class:`~ibcore.quadratic.trajectory.Trajectory` of the reduced system, with the reduced coordinates.
 
     Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
     fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
@@ -191,7 +191,7 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
 
     Returns
     -------
-    ReducedTrajectory
+    :class:`~ibcore.quadratic.reduced.ReducedTrajectory`
     """
     r0, d0, a0, U, V = _reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape

@@ -36,8 +36,14 @@ block size.
 """
 from __future__ import annotations
 
+import contextlib
 
 import numpy as np
+
+try:  # pinned in requirements.txt; without it (e.g. a bare Colab install) BLAS threads as configured
+    from threadpoolctl import ThreadpoolController
+except ImportError:
+    ThreadpoolController = None
 
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
@@ -45,12 +51,12 @@ from .clock import sgd_steps, sgd_time
 from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["SGDTrajectory", "sgd_one_pass", "sgd_one_pass_reference"]
+__all__ = ["sgd_one_pass", "sgd_one_pass_reference"]
 
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.Trajectory` of an SGD run: its attributes, and those below.
+    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run: its attributes, and those below.
 
     Attributes
     ----------
@@ -152,6 +158,24 @@ def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
     return err
 
 
+_blas = []
+
+
+def _one_blas_thread():
+    """Context in which BLAS runs on one thread (a no-op without threadpoolctl).
+
+    The products of a block are small (b × N by N × (p + p*)): split over threads they
+    gain nothing, and on a busy machine OpenBLAS's threads wait for a core. Measured at
+    N = 10⁴, p = 8 on the shared 2-core machine (load 23): 8.4x the cost of drawing the
+    inputs with OpenBLAS's two threads, 1.47x on one (``benchmarks/README.md``, issue 25).
+    """
+    if ThreadpoolController is None:
+        return contextlib.nullcontext()
+    if not _blas:
+        _blas.append(ThreadpoolController())       # scanning the loaded libraries costs ~1 ms: once
+    return _blas[0].limit(limits=1, user_api="blas")
+
+
 def _record(W, W_star, N):
     return W @ W.T / N, W @ W_star.T / N
 
@@ -198,7 +222,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
 
     Returns
     -------
-    SGDTrajectory
+    :class:`~ibcore.quadratic.sgd.SGDTrajectory`
         ``.step`` and ``.t`` (the records, in steps and in :math:`t'`), ``.Q``
         (n_rec, p, p), ``.R`` (n_rec, p, p_star), ``.risk`` (population risk
         from the overlaps, :math:`\\Delta/2` included), ``.W`` (final weights),
@@ -231,7 +255,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Qs, Rs, done = [], [], []
     pos = 0
     success = stop is None
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), _one_blas_thread():
         for target in rec:
             while pos < target:
                 b = min(block, int(target) - pos)

@@ -35,7 +35,6 @@ from .order_parameters import _validated_weights
 __all__ = [
     "conserved_frame",
     "frame_drift",
-    "ZeroLossPoint",
     "closest_zero_loss_solution",
     "closest_zero_loss_weights",
 ]
@@ -109,7 +108,7 @@ def closest_zero_loss_solution(R0):
 
     Returns
     -------
-    ZeroLossPoint
+    :class:`~ibcore.quadratic.symmetry.ZeroLossPoint`
         ``Q`` (p, p) and ``R`` (p, p_star); unpacks as ``Q_inf, R_inf``.
     """
     R0 = finite_array("R0", R0, ndim=2)

@@ -1,6 +1,6 @@
 """The result object shared by the ODE integrators and the SGD simulator.
 
-A :class:`~ibcore.quadratic.Trajectory` holds overlaps sampled at times :math:`t'` (the one
+A :class:`~ibcore.quadratic.trajectory.Trajectory` holds overlaps sampled at times :math:`t'` (the one
 clock of :mod:`~ibcore.quadratic.clock`) and the population risk computed from
 them, so that ODE and SGD curves are plotted and compared with the same code.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from .._result import result
 
-__all__ = ["Trajectory"]
+__all__ = []
 
 
 @result(kw_only=True)
@@ -41,7 +41,7 @@ class Trajectory:
     success : bool
         Whether the run reached its goal: the end of the horizon for the ODEs (a
         blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
-        :class:`~ibcore.quadratic.SGDTrajectory`.
+        :class:`~ibcore.quadratic.sgd.SGDTrajectory`.
     message : str
         Why the run stopped, in words.
     nfev : int or None

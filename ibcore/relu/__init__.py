@@ -10,8 +10,8 @@ solvers behind the chapters, one module per concept:
 * model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
   (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
 * gd, reference, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
-  O(m n²) per step), :func:`~ibcore.relu.gradient_descent_gram`, the O(m n d) check
-  :func:`~ibcore.relu.gradient_descent_weight_space`, and what they return, :class:`~ibcore.relu.GDResult`
+  O(m n²) per step), also from K alone, the O(m n d) check
+  :func:`~ibcore.relu.gradient_descent_weight_space`, and what they return, :class:`~ibcore.relu.results.GDResult`
   (their shared loop is the internal module ``_iteration``);
 * min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
   :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;

@@ -4,7 +4,7 @@ Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
 validate their arguments with :func:`prepare_gd`, wrap their iterate in a
 *state* object and hand it to :func:`run_gd`, which owns everything they
 share: the divergence check, the stopping rule, the activation-pattern
-bookkeeping, the recorded history and the :class:`~ibcore.relu.GDResult`.
+bookkeeping, the recorded history and the :class:`~ibcore.relu.results.GDResult`.
 
 A state has arrays ``beta`` and ``alpha`` of shape (m, n), updated in place,
 and three methods: ``step()`` takes one GD step and returns ‖w_{t+1} - w_t‖²
@@ -164,7 +164,7 @@ class _PatternTracker:
 
 
 def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResult:
-    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`~ibcore.relu.GDResult`.
+    """Iterate ``state`` to the stopping rule of ``setup`` and return the :class:`~ibcore.relu.results.GDResult`.
 
     Parameters
     ----------
@@ -217,20 +217,21 @@ def _message(success, t, s) -> str:
     return f"stopped at the step budget max_steps = {s.max_steps}" + (" (tol = 0 runs every step)" if s.tol == 0 else "")
 
 
-_GD_PARAMETERS = """lr : float
-        Step size (> 0 and below :func:`~ibcore.relu.stability_bound`);
+_GD_PARAMETERS = r"""lr : float
+        Step size η (> 0 and below :func:`~ibcore.relu.stability_bound`);
         see :func:`~ibcore.relu.lr_from_contraction` to set it from
-        c = lr‖x‖²/n.
+        :math:`c = \eta\lVert x\rVert^2/n`.
     signs : array of shape (m,), optional
-        Fixed output signs s_j ∈ {+1, -1}; default :func:`~ibcore.relu.default_signs`.
+        Fixed output signs :math:`s_j \in \{+1, -1\}`; default :func:`~ibcore.relu.default_signs`.
     max_steps : int
         Step budget.
     tol : float
         Stop after the first step t → t+1 whose length is small relative to
-        the weights: lr‖∇L(w_t)‖ ≤ tol · ‖w_{t+1}‖ (Frobenius norms over all
-        neurons). The test is invariant under rescaling X and y. Since the
-        iterates contract by about (1 - c) per step, the distance left to the
-        limit is about tol·‖w‖/c (e.g. positive residuals ~1e-10 at c = 0.01).
+        the weights: :math:`\eta\lVert\nabla L(w_t)\rVert \le \text{tol}\cdot\lVert w_{t+1}\rVert` (Frobenius
+        norms over all neurons). The test is invariant under rescaling X and y. Since the
+        iterates contract by about :math:`(1 - c)` per step, the distance left to the
+        limit is about :math:`\text{tol}\cdot\lVert w\rVert/c` (e.g. positive residuals
+        :math:`\sim 10^{-10}` at c = 0.01).
         ``tol=0`` runs exactly ``max_steps`` steps.
     record_every : int or None
         Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
@@ -238,11 +239,11 @@ _GD_PARAMETERS = """lr : float
     activation : {"relu", "identity"}
         σ; ``"identity"`` gives linear regression (the classical min-norm control).
     check_stability : bool
-        Raise ``ValueError`` if lr ≥ 2n/(m λ_max(K)). Turn off only to show divergence.
+        Raise ``ValueError`` if :math:`\eta \ge 2n/(m\,\lambda_{\max}(K))`. Turn off only to show divergence.
 
     Returns
     -------
-    GDResult
+    :class:`~ibcore.relu.results.GDResult`
 
     Raises
     ------
@@ -254,7 +255,7 @@ _GD_PARAMETERS = """lr : float
     Warns
     -----
     InactivePositiveWarning
-        If w0 leaves an example that must be fitted inactive on all neurons
+        If :math:`w_0` leaves an example that must be fitted inactive on all neurons
         of matching sign. The run still happens."""
 
 

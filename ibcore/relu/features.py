@@ -26,7 +26,7 @@ _CHUNK = 65_536
 
 
 class Spectrum:
-    """Covariance eigenvalues λ_1, ..., λ_d of the features.
+    r"""Covariance eigenvalues :math:`\lambda_1, \dots, \lambda_d` of the features.
 
     Build one with :meth:`isotropic`, :meth:`spiked`, :meth:`power_law`,
     :meth:`from_array` or :meth:`named`; do not call the constructor directly.
@@ -55,7 +55,7 @@ class Spectrum:
     # ---- constructors -------------------------------------------------
     @classmethod
     def isotropic(cls, d, scale=1.0) -> "Spectrum":
-        """λ_k = ``scale`` for every k (Σ = scale · I_d); ‖λ‖₁ = scale · d."""
+        r""":math:`\lambda_k` = ``scale`` for every k: :math:`\Sigma = \text{scale}\cdot I_d`, :math:`\lVert\lambda\rVert_1 = \text{scale}\cdot d`."""
         d = positive_int("d", d)
         scale = positive_float("scale", scale)
         return cls(d, "isotropic", values=np.array([scale]), counts=np.array([d]))
@@ -81,7 +81,7 @@ class Spectrum:
 
     @classmethod
     def power_law(cls, d, exponent=0.5) -> "Spectrum":
-        """λ_k = k^(-exponent), k = 1..d (λ_1 = 1).
+        r""":math:`\lambda_k = k^{-\text{exponent}}`, k = 1..d (:math:`\lambda_1 = 1`).
 
         With the default exponent 0.5, ‖λ‖₁ ≈ 2√d, so the effective rank
         ‖λ‖₁/‖λ‖∞ still grows with d (the high-dimensional regime).
@@ -148,34 +148,40 @@ class Spectrum:
 
     @functools.cached_property
     def trace(self) -> float:
-        """‖λ‖₁ = tr Σ = E‖x‖²."""
+        r""":math:`\lVert\lambda\rVert_1 = \operatorname{tr}\Sigma = E\lVert x\rVert^2`."""
         return float(self._moment(1))
 
     @functools.cached_property
     def norm2(self) -> float:
-        """‖λ‖₂ = ‖Σ‖_F, the scale of the cross-terms x_i·x_j."""
+        r""":math:`\lVert\lambda\rVert_2 = \lVert\Sigma\rVert_F`, the scale of the cross-terms :math:`x_i\cdot x_j`."""
         return float(np.sqrt(self._moment(2)))
 
     @functools.cached_property
     def max(self) -> float:
-        """‖λ‖∞ = ‖Σ‖_op."""
+        r""":math:`\lVert\lambda\rVert_\infty = \lVert\Sigma\rVert_{op}`."""
         if self.blocks() is not None:
             return float(self._values.max())
         return 1.0  # power law: λ_1 = 1
 
     @property
     def r0(self) -> float:
-        """Effective rank r₀ = ‖λ‖₁/‖λ‖∞, the value of ‖λ‖₁ under the normalisation ‖λ‖∞ = 1.
+        r"""Effective rank :math:`r_0 = \lVert\lambda\rVert_1/\lVert\lambda\rVert_\infty`.
 
-        With R₀ (:attr:`R0`) one of the two effective ranks of Bartlett et al.
-        (2020); R₀ ≥ r₀ since ‖λ‖₂² ≤ ‖λ‖∞‖λ‖₁.  Both are invariant when λ is
-        rescaled.
+        It is the value of :math:`\lVert\lambda\rVert_1` under the normalisation :math:`\lVert\lambda\rVert_\infty = 1`.
+
+        With :math:`R_0` (:attr:`R0`) one of the two effective ranks of Bartlett et al.
+        (2020); :math:`R_0 \ge r_0` since
+        :math:`\lVert\lambda\rVert_2^2 \le \lVert\lambda\rVert_\infty\lVert\lambda\rVert_1`.
+        Both are invariant when λ is rescaled.
         """
         return self.trace / self.max
 
     @property
     def R0(self) -> float:
-        """Effective rank R₀ = ‖λ‖₁²/‖λ‖₂²; the cross-talk scale of the one-neuron gap is √(n/R₀)."""
+        r"""Effective rank :math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`.
+
+        The cross-talk scale of the one-neuron gap is :math:`\sqrt{n/R_0}`.
+        """
         return self.trace ** 2 / self.norm2 ** 2
 
     def __repr__(self) -> str:
@@ -223,20 +229,24 @@ def _as_spectrum(spectrum, d) -> Spectrum:
 
 
 def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
-    """Draw X ∈ ℝ^{n×d} with rows x_i = Σ^{1/2} z_i, z_i ~ N(0, I_d), Σ = diag(λ).
+    r"""Draw features :math:`X \in \mathbb R^{n\times d}` with rows :math:`x_i = \Sigma^{1/2}z_i`.
+
+    Here :math:`z_i \sim N(0, I_d)` and :math:`\Sigma = \operatorname{diag}(\lambda)`.
 
     Parameters
     ----------
     n, d : int
         Number of examples and feature dimension.
-    spectrum : None, str, array of shape (d,), or Spectrum
-        Covariance eigenvalues λ. ``None`` or ``"isotropic"`` gives Σ = I_d;
+    spectrum : None, str, array of shape (d,), or :class:`~ibcore.relu.Spectrum`
+        Covariance eigenvalues λ. ``None`` or ``"isotropic"`` gives :math:`\Sigma = I_d`;
         ``"power_law"`` and ``"spiked"`` use the defaults of :class:`~ibcore.relu.Spectrum`.
     rng : None, int or numpy.random.Generator
+        Anything :func:`numpy.random.default_rng` accepts.
 
     Returns
     -------
     numpy.ndarray, shape (n, d)
+        The features X, one example per row.
 
     Notes
     -----
@@ -286,20 +296,22 @@ def sample_labels(n, *, rng=None) -> np.ndarray:
 
 
 def orthogonal_features(n, d, *, rng=None) -> np.ndarray:
-    """Exactly orthogonal rows of squared norm d: X = √d · Qᵀ, Q Haar on the Stiefel manifold.
+    r"""Exactly orthogonal rows of squared norm d: :math:`X = \sqrt d\,Q^\top`, Q Haar on the Stiefel manifold.
 
-    This is the control of Boursier et al. (2022): K = X Xᵀ = d·I_n (up to
+    This is the control of Boursier et al. (2022): :math:`K = XX^\top = dI_n` (up to
     rounding), so every example evolves independently under GD.
 
     Parameters
     ----------
     n, d : int
-        Requires n ≤ d.
+        Number of examples and dimension, :math:`n \le d`.
     rng : None, int or numpy.random.Generator
+        Anything :func:`numpy.random.default_rng` accepts.
 
     Returns
     -------
     numpy.ndarray, shape (n, d)
+        The features X.
     """
     n = positive_int("n", n)
     d = positive_int("d", d)

@@ -25,12 +25,12 @@ import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array
-from .gram import _validated_gram
+from .gram import _features_or_gram
 from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent", "gradient_descent_gram"]
+__all__ = ["gradient_descent"]
 
 
 def _primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
@@ -70,63 +70,61 @@ class _DualIterate:
 
 
 @gd_parameters_doc
-def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=None,
-                     activation="relu", check_stability=True) -> GDResult:
+def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000,
+                     tol=1e-12, record_every=None, activation="relu", check_stability=True) -> GDResult:
     r"""GD on :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with loss :math:`\frac1{2n}\sum_i(f(x_i) - y_i)^2`, in primal–dual form.
 
     Forms :math:`K = XX^\top` once (:math:`O(n^2 d)`), then iterates :math:`(\alpha, \beta)` at
     :math:`O(mn^2)` per step; the weights :math:`w = w_0 + X^\top\alpha` are formed only at the
     end. See :mod:`ibcore.relu.gd` for the update.
 
+    Given only the Gram matrix ``K`` and the coefficients
+    :math:`\alpha_0` of :math:`w_0 = X^\top\alpha_0`, the same GD runs without X:
+    every quantity of the one-neuron experiments is a function of K, so d can
+    be :math:`10^8` (draw K with :func:`~ibcore.relu.sample_gram`). The weights
+    are then never formed (``result.w is None``); use ``result.coef``
+    (:math:`w_T = X^\top` ``coef``), e.g. in :func:`~ibcore.relu.relative_gap` given ``K``.
+
     Parameters
     ----------
-    X : array of shape (n, d)
-        Features, one example per row.
+    X : array of shape (n, d), optional
+        Features, one example per row (give ``X`` with ``w0``, or ``K``
+        with ``alpha0``).
     y : array of shape (n,)
         Labels.
     w0 : array of shape (d,) or (m, d)
         Initial weights; a 1-D array means one neuron, and the result then
         has (d,)-shaped weights and (n,)-shaped per-example arrays.
+    K : array of shape (n, n), optional
+        Symmetric positive semidefinite Gram matrix :math:`K = XX^\top`, instead of ``X``.
+    alpha0 : array of shape (n,) or (m, n), optional
+        With ``K``: coefficients of the initial weights,
+        :math:`w_j(0) = X^\top\alpha_{0,j}` (so :math:`\beta(0) = K\alpha_0`).
+        A 1-D array means one neuron.
     {shared}
     """
-    X = finite_array("X", X, ndim=2)
-    n, d = X.shape
-    setup = prepare_gd(y, w0, init_name="w0", width=d, n=n, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
-                       record_every=record_every, activation=activation)
-    W0 = setup.init
-    K = X @ X.T
-    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
-    beta0 = W0 @ X.T
-    warn_inactive(beta0, setup)
-    state = _DualIterate(K, beta0, float(np.vdot(W0, W0)), setup)
-    return run_gd(state, setup, bound=bound, weights=lambda st: W0 + st.alpha @ X)
-
-
-@gd_parameters_doc
-def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
-                          record_every=None, activation="relu", check_stability=True) -> GDResult:
-    r"""The same GD, given only the Gram matrix :math:`K = XX^\top` and :math:`w_0 = X^\top\alpha_0`.
-
-    Every quantity of the one-neuron experiments is a function of K, so d can
-    be 10^8 (draw K with :func:`~ibcore.relu.sample_gram`). The weights
-    are never formed (``result.w is None``); use ``result.coef``
-    (w_T = Xᵀ coef) with :func:`~ibcore.relu.relative_gap_gram`.
-
-    Parameters
-    ----------
-    K : array of shape (n, n)
-        Symmetric positive semidefinite Gram matrix.
-    y : array of shape (n,)
-        Labels.
-    alpha0 : array of shape (n,) or (m, n)
-        Coefficients of the initial weights, w_j(0) = Xᵀ alpha0_j (so
-        β(0) = K alpha0). A 1-D array means one neuron.
-    {shared}
-    """
-    K = _validated_gram(K)
+    X, K = _features_or_gram(X, K)
+    if X is not None and alpha0 is not None:
+        raise ValueError("alpha0 goes with K; with the features X give the initial weights w0")
+    if X is None and w0 is not None:
+        raise ValueError("w0 goes with the features X; with K give the coefficients alpha0 (w0 = X^T alpha0)")
+    if K is None:
+        K = X @ X.T
+    init_name, init = ("w0", w0) if X is not None else ("alpha0", alpha0)
+    for name, value in (("y", y), (init_name, init)):
+        if value is None:
+            raise ValueError(f"{name} is required")
     n = K.shape[0]
-    setup = prepare_gd(y, alpha0, init_name="alpha0", width=n, n=n, lr=lr, signs=signs, max_steps=max_steps,
-                       tol=tol, record_every=record_every, activation=activation)
+    setup = prepare_gd(y, init, init_name=init_name, width=n if X is None else X.shape[1], n=n, lr=lr,
+                       signs=signs, max_steps=max_steps, tol=tol, record_every=record_every,
+                       activation=activation)
+    if X is not None:
+        W0 = setup.init
+        bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
+        beta0 = W0 @ X.T
+        warn_inactive(beta0, setup)
+        state = _DualIterate(K, beta0, float(np.vdot(W0, W0)), setup)
+        return run_gd(state, setup, bound=bound, weights=lambda st: W0 + st.alpha @ X)
     A0 = setup.init
     eig = scipy.linalg.eigvalsh(K)
     if eig[0] < -1e-10 * max(eig[-1], 0.0) or eig[-1] <= 0:

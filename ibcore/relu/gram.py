@@ -39,28 +39,29 @@ def _wishart_bartlett(n, dof, *, rng=None) -> np.ndarray:
 
 
 def sample_gram(n, d, *, spectrum=None, rng=None, chunk=_CHUNK) -> np.ndarray:
-    """Draw K = X Xᵀ for X = :func:`~ibcore.relu.sample_features` (n, d, spectrum) without forming X.
+    r"""Draw :math:`K = XX^\top` for X = :func:`~ibcore.relu.sample_features` (n, d, spectrum) without forming X.
 
     Parameters
     ----------
     n, d : int
-        Number of examples and feature dimension (d may be 10^8 or more).
-    spectrum : None, str, array or Spectrum
-        Covariance eigenvalues λ, as for ``sample_features``.
+        Number of examples and feature dimension (d may be :math:`10^8` or more).
+    spectrum : None, str, array or :class:`~ibcore.relu.Spectrum`
+        Covariance eigenvalues λ, as for :func:`~ibcore.relu.sample_features`.
     rng : None, int or numpy.random.Generator
+        Anything :func:`numpy.random.default_rng` accepts.
     chunk : int
-        Coordinates drawn at once for eigenvalues not in a block of size ≥ n.
+        Coordinates drawn at once for eigenvalues not in a block of size :math:`\ge n`.
 
     Returns
     -------
     numpy.ndarray, shape (n, n)
-        Symmetric positive (semi)definite; same law as X Xᵀ.
+        Symmetric positive (semi)definite; same law as :math:`XX^\top`.
 
     Notes
     -----
-    Cost: O(n³) per block of equal eigenvalues with multiplicity ≥ n
-    (isotropic: one block; spiked: the bulk, plus O(n²) per spike), and
-    O(n² q) for the q remaining coordinates. A power law at d = 10^8 is
+    Cost: :math:`O(n^3)` per block of equal eigenvalues with multiplicity :math:`\ge n`
+    (isotropic: one block; spiked: the bulk, plus :math:`O(n^2)` per spike), and
+    :math:`O(n^2q)` for the q remaining coordinates. A power law at :math:`d = 10^8` is
     therefore slow (every coordinate is explicit); isotropic and spiked
     spectra cost the same at any d.
     """
@@ -99,22 +100,57 @@ def _validated_gram(K) -> np.ndarray:
     return np.ascontiguousarray((K + K.T) / 2)
 
 
-def gram_deviation(K, *, scale=None) -> float:
-    r"""Δ = ‖K/κ - I‖_op: how far the Gram matrix is from a multiple of the identity.
+_X_Y_OR_K = r"""X : array of shape (n, d), optional
+        Features, one example per row (give ``X`` or ``K``).
+    y : array of shape (n,)
+        Labels.
+    K : array of shape (n, n), optional
+        The Gram matrix :math:`K = XX^\top` instead of ``X``: vectors in and
+        out are then data-span coefficients (:math:`w = X^\top\alpha`), and
+        the weights are never formed."""
 
-    The Gram lemma of chapter 2: for x_i = Σ^{1/2} z_i, K = κ(I + E) with
-    κ = ‖λ‖₁ and E of operator norm about 2√(n/R₀) (R₀ = ‖λ‖₁²/‖λ‖₂²), so
-    the examples are nearly orthogonal when d (more precisely R₀) ≫ n.  Every
-    eigenvalue of every principal submatrix K_AA lies in [κ(1 - Δ), κ(1 + Δ)],
-    and every off-diagonal block K_{IA} has operator norm at most κΔ: Δ is the
-    constant of the cumulative cross-talk lemma
-    (:func:`~ibcore.relu.settling_certificate`).
+
+def _x_y_or_k_doc(func):
+    """Fill the ``{x_y_or_k}`` slot of a docstring with the parameters X, y and K."""
+    func.__doc__ = func.__doc__.replace("{x_y_or_k}", _X_Y_OR_K)
+    return func
+
+
+def _features_or_gram(X, K):
+    """Exactly one of the features X (n, d) and the Gram matrix K = X Xᵀ, validated: (X, None) or (None, K).
+
+    The convention of every Part I function that takes either: given X, vectors
+    in and out are weights in R^d; given only K, they are data-span
+    coefficients α (w = Xᵀα), and the weights are never formed.
+    """
+    if (X is None) == (K is None):
+        raise ValueError("give exactly one of X (features) and K (Gram matrix), got "
+                         + ("both" if X is not None else "neither"))
+    return (finite_array("X", X, ndim=2), None) if X is not None else (None, _validated_gram(K))
+
+
+def gram_deviation(K, *, scale=None) -> float:
+    r""":math:`\Delta = \lVert K/\kappa - I\rVert_{op}`: how far the Gram matrix is from a multiple of the identity.
+
+    The Gram lemma of chapter 2: for :math:`x_i = \Sigma^{1/2}z_i`, :math:`K = \kappa(I + E)` with
+    :math:`\kappa = \lVert\lambda\rVert_1` and E of operator norm about :math:`2\sqrt{n/R_0}`
+    (:math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`), so the examples are nearly
+    orthogonal when d (more precisely :math:`R_0`) :math:`\gg n`.  Every eigenvalue of every
+    principal submatrix :math:`K_{AA}` lies in :math:`[\kappa(1 - \Delta), \kappa(1 + \Delta)]`, and
+    every off-diagonal block :math:`K_{IA}` has operator norm at most :math:`\kappa\Delta`: Δ is the
+    constant of the cumulative cross-talk lemma (:func:`~ibcore.relu.settling_certificate`).
 
     Parameters
     ----------
     K : array of shape (n, n)
+        The Gram matrix.
     scale : float, optional
-        κ; default mean_i K_ii (pass ‖λ‖₁ for the population value).
+        κ; default :math:`\mathrm{mean}_i K_{ii}` (pass :math:`\lVert\lambda\rVert_1` for the population value).
+
+    Returns
+    -------
+    float
+        Δ (dimensionless).
     """
     K = _validated_gram(K)
     kappa = float(np.mean(np.diag(K))) if scale is None else positive_float("scale", scale)

@@ -12,15 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
-from .gram import _validated_gram
+from .gram import _features_or_gram
 
 __all__ = [
     "all_active_init",
-    "all_active_coef",
     "two_neuron_init",
-    "two_neuron_coef",
     "disjoint_init",
-    "disjoint_coef",
     "sign_aligned_assignment",
     "gaussian_init",
     "bad_init_weights",
@@ -40,64 +37,76 @@ def _stack(coef, m):
     return coef if m is None else np.tile(coef, (positive_int("m", m), 1))
 
 
-def all_active_coef(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
-    """Dual coefficients α0 = b0 · 1 / trace of :func:`~ibcore.relu.all_active_init`.
+def all_active_init(X=None, *, K=None, b0=1.0, m=None, trace=None) -> np.ndarray:
+    r"""The all-active start :math:`w_0 = b_0 X^\top\mathbb 1/\mathrm{trace}`: every :math:`\beta_i(0) \approx b_0`.
+
+    :math:`\beta_i(0) = b_0(\lVert x_i\rVert^2 + \sum_{k\ne i} x_i\cdot x_k)/\mathrm{trace}
+    = b_0(1 \pm O(\sqrt{n/d}))` for isotropic data, so every example starts
+    active when :math:`d \gg n`. With trace = d this is the book's
+    :math:`w_0 = X^\top\mathbb 1/d` (chapters 1-3).
 
     Parameters
     ----------
-    K : array of shape (n, n)
-        Gram matrix (only its diagonal is used, for the default ``trace``).
+    X : array of shape (n, d), optional
+        Features (give ``X`` or ``K``).
+    K : array of shape (n, n), optional
+        The Gram matrix :math:`K = XX^\top` instead of ``X``: the result is then
+        the coefficient vector :math:`\alpha_0 = b_0\mathbb 1/\mathrm{trace}`
+        (:math:`w_0 = X^\top\alpha_0`), to pass to
+        :func:`~ibcore.relu.gradient_descent` as ``alpha0``.
     b0 : float
-        Target initial pre-activation.
+        The typical initial pre-activation :math:`b_0 > 0`.
     m : int, optional
-        Number of (identical) neurons; ``None`` gives one neuron, shape (n,).
+        Number of identical neurons; ``None`` gives one neuron.
     trace : float, optional
-        Normaliser, default mean_i ‖x_i‖² = mean diag K. Pass ‖λ‖₁ (= d for
-        isotropic data) to get exactly the book's w0 = Xᵀ1/d.
+        Normaliser, default :math:`\mathrm{mean}_i\lVert x_i\rVert^2 = \mathrm{mean}\,\mathrm{diag}\,K`.
+        Pass :math:`\lVert\lambda\rVert_1` (= d for isotropic data) to get
+        exactly the book's :math:`w_0 = X^\top\mathbb 1/d`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`w_0`, shape (d,) or (m, d); with ``K``, :math:`\alpha_0`,
+        shape (n,) or (m, n).
     """
-    K = _validated_gram(K)
+    X, K = _features_or_gram(X, K)
+    sq_norms = np.diag(K) if X is None else np.einsum("ij,ij->i", X, X)
     b0 = positive_float("b0", b0)
-    return _stack(np.full(K.shape[0], b0 / _trace(np.diag(K), trace)), m)
-
-
-def all_active_init(X, *, b0=1.0, m=None, trace=None) -> np.ndarray:
-    """w0 = b0 · Xᵀ1 / trace, whose pre-activations are β_i(0) ≈ b0 for every i.
-
-    β_i(0) = b0 · (‖x_i‖² + Σ_{k≠i} x_i·x_k)/trace = b0 · (1 ± O(√(n/d)))
-    for isotropic data, so every example starts active when d ≫ n.  With
-    trace = d this is the book's w0 = Xᵀ1/d (chapters 1-3).
-
-    Parameters
-    ----------
-    X : array of shape (n, d)
-    b0 : float
-        The typical initial pre-activation.
-    m : int, optional
-        Number of identical neurons; ``None`` gives shape (d,), else (m, d).
-    trace : float, optional
-        Default mean_i ‖x_i‖².
-    """
-    X = finite_array("X", X, ndim=2)
-    b0 = positive_float("b0", b0)
-    t = _trace(np.einsum("ij,ij->i", X, X), trace)
+    t = _trace(sq_norms, trace)
+    if X is None:
+        return _stack(np.full(sq_norms.size, b0 / t), m)
     return _stack(X.sum(axis=0) * (b0 / t), m)
 
 
-def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
-    """w₊(0) = w₋(0) = b0 Xᵀ1/trace, shape (2, d), for f = σ(w₊·x) - σ(w₋·x).
+def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
+    r"""The two-neuron start :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/\mathrm{trace}`.
 
-    While both neurons are active on example i, β₊ + β₋ is conserved, so
-    the wrong neuron reaches 0 and freezes only if b0 < ∣y_i∣/2; too small a
-    b0 (below the √(n/d) cross-talk) switches examples off on both neurons.
-    Chapter 4 maps the window of b0 at n = 20, d = 400..6400; the default 0.1
-    lies in it.
+    For the model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)`.
+
+    While both neurons are active on example i, :math:`\beta_+ + \beta_-` is
+    conserved, so the wrong neuron reaches 0 and freezes only if
+    :math:`b_0 < \lvert y_i\rvert/2`; too small a :math:`b_0` (below the
+    :math:`\sqrt{n/d}` cross-talk) switches examples off on both neurons.
+    Chapter 4 maps the window of :math:`b_0` at n = 20, d = 400..6400; the
+    default 0.1 lies in it.
+
+    Parameters
+    ----------
+    X : array of shape (n, d), optional
+        Features (give ``X`` or ``K``).
+    K : array of shape (n, n), optional
+        The Gram matrix K instead of ``X``; the result is then the coefficients :math:`\alpha_0`.
+    b0 : float
+        The initial pre-activation of each neuron.
+    trace : float, optional
+        As in :func:`~ibcore.relu.all_active_init`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (2, d); with ``K``, coefficients of shape (2, n).
     """
-    return all_active_init(X, b0=b0, m=2, trace=trace)
-
-
-def two_neuron_coef(K, *, b0=0.1, trace=None) -> np.ndarray:
-    """Dual coefficients (2, n) of :func:`~ibcore.relu.two_neuron_init`."""
-    return all_active_coef(K, b0=b0, m=2, trace=trace)
+    return all_active_init(X, K=K, b0=b0, m=2, trace=trace)
 
 
 def _assignment(assignment, n, m):
@@ -114,9 +123,40 @@ def _assignment(assignment, n, m):
     return a, m
 
 
-def disjoint_coef(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
-    """Dual coefficients (m, n) of :func:`~ibcore.relu.disjoint_init`: α0_j = K⁻¹ b_j."""
-    K = _validated_gram(K)
+def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndarray:
+    r"""Each neuron starts active on its own, chosen set of examples.
+
+    Our reconstruction of the paper's "disjoint initialisation" (whose
+    definition we could not read): with :math:`S_j = \{i : \text{assignment}_i = j\}`
+    the sets are disjoint by construction, and :math:`w_j(0)` is the
+    minimum-norm vector with pre-activations exactly :math:`\beta_{j,i}(0) = +b_0`
+    on :math:`S_j` and :math:`-b_0` elsewhere, :math:`w_j(0) = X^\top K^{-1} b_j`.
+    An example with assignment -1 starts inactive on every neuron.
+
+    Parameters
+    ----------
+    X : array of shape (n, d), optional
+        Features with linearly independent rows (:math:`d \ge n`); give ``X`` or ``K``.
+    assignment : array of int, shape (n,)
+        Neuron index in [0, m) of each example, or -1.
+    K : array of shape (n, n), optional
+        The Gram matrix K instead of ``X``; the result is then the coefficients
+        :math:`\alpha_{0,j} = K^{-1}b_j`.
+    m : int, optional
+        Number of neurons, default ``max(assignment) + 1``.
+    b0 : float
+        :math:`\lvert\beta(0)\rvert`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`w(0)`, shape (m, d); with ``K``, :math:`\alpha_0`, shape (m, n).
+    """
+    X, K = _features_or_gram(X, K)
+    if assignment is None:
+        raise ValueError("assignment is required (the neuron of each example, or -1)")
+    if K is None:
+        K = X @ X.T
     n = K.shape[0]
     a, m = _assignment(assignment, n, m)
     b0 = positive_float("b0", b0)
@@ -127,41 +167,29 @@ def disjoint_coef(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
         raise ValueError("disjoint initialisation needs a positive definite K "
                          "(linearly independent examples, d >= n)") from exc
     z = np.linalg.solve(cho, targets.T)
-    return np.linalg.solve(cho.T, z).T
-
-
-def disjoint_init(X, assignment, *, m=None, b0=1.0) -> np.ndarray:
-    """Each neuron starts active on its own, chosen set of examples, shape (m, d).
-
-    Our reconstruction of the paper's "disjoint initialisation" (whose
-    definition we could not read): with S_j = {i : assignment[i] = j} the sets
-    are disjoint by construction, and w_j(0) is the minimum-norm vector with
-    pre-activations exactly β_{j,i}(0) = +b0 on S_j and -b0 elsewhere,
-    w_j(0) = Xᵀ K⁻¹ b_j.  An example with assignment -1 starts inactive on
-    every neuron.
-
-    Parameters
-    ----------
-    X : array of shape (n, d)
-        Features with linearly independent rows (d ≥ n).
-    assignment : array of int, shape (n,)
-        Neuron index in [0, m) of each example, or -1.
-    m : int, optional
-        Number of neurons, default ``max(assignment) + 1``.
-    b0 : float
-        ∣β(0)∣.
-    """
-    X = finite_array("X", X, ndim=2)
-    return disjoint_coef(X @ X.T, assignment, m=m, b0=b0) @ X
+    coef = np.linalg.solve(cho.T, z).T
+    return coef if X is None else coef @ X
 
 
 def sign_aligned_assignment(y, signs) -> np.ndarray:
     """Give each example to a neuron whose output sign matches its label, round robin.
 
-    Example i with y_i > 0 goes to one of the neurons with s_j = +1, one with
-    y_i < 0 to a neuron with s_j = -1 (cycling through them in order of the
-    examples); y_i = 0, or a sign no neuron has, gives -1.  Feed the result to
+    Example i with :math:`y_i > 0` goes to one of the neurons with :math:`s_j = +1`, one with
+    :math:`y_i < 0` to a neuron with :math:`s_j = -1` (cycling through them in order of the
+    examples); :math:`y_i = 0`, or a sign no neuron has, gives -1.  Feed the result to
     :func:`~ibcore.relu.disjoint_init`.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels.
+    signs : array of shape (m,)
+        Output signs :math:`s_j`, e.g. :func:`~ibcore.relu.default_signs`.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n,)
+        The neuron of each example, or -1.
     """
     y = finite_array("y", y, ndim=1)
     signs = finite_array("signs", signs, ndim=1)
@@ -175,10 +203,26 @@ def sign_aligned_assignment(y, signs) -> np.ndarray:
 
 
 def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
-    """Random w0 with i.i.d. N(0, scale²/d) entries: shape (d,) or (m, d).
+    r"""Random :math:`w_0` with i.i.d. :math:`N(0, \text{scale}^2/d)` entries.
 
-    For isotropic features β_i(0) ≈ N(0, scale²), so about half of the
-    examples start inactive (expect an ``InactivePositiveWarning``).
+    For isotropic features :math:`\beta_i(0) \approx N(0, \text{scale}^2)`, so about half of the
+    examples start inactive (expect an :class:`~ibcore.relu.InactivePositiveWarning`).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    m : int, optional
+        Number of neurons; ``None`` gives one neuron.
+    scale : float
+        Standard deviation of the initial pre-activations.
+    rng : None, int or numpy.random.Generator
+        Anything :func:`numpy.random.default_rng` accepts.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`w_0`, shape (d,) or (m, d).
     """
     d = positive_int("d", d)
     scale = positive_float("scale", scale)
@@ -197,21 +241,23 @@ def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
 
 
 def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.ndarray:
-    """Initial weights from a (possibly) bad initialisation: shape (d,) for m = 1, (2, d) for m = 2.
+    r"""Initial weights from a (possibly) bad initialisation (chapter 6).
 
     Parameters
     ----------
     init : {"all_active", "gaussian", "inactive_positive"}
-        ``"all_active"``: w0 = b0·Xᵀ1/d, so β(0) ≈ b0 on every example
-        (the control at b0 = 1, the tiny initialisation at b0 = 1e-3);
-        ``"gaussian"``: i.i.d. N(0, b0²/d) entries, so β_i(0) ≈ N(0, b0²)
+        ``"all_active"``: :math:`w_0 = b_0X^\top\mathbb 1/d`, so :math:`\beta(0) \approx b_0` on every
+        example (the control at :math:`b_0 = 1`, the tiny initialisation at :math:`b_0 = 10^{-3}`);
+        ``"gaussian"``: i.i.d. :math:`N(0, b_0^2/d)` entries, so :math:`\beta_i(0) \approx N(0, b_0^2)`
         and about half of the examples start inactive; ``"inactive_positive"``
-        (m = 1 only): the shortest w0 with β(0) = +b0, except -b0 on the
+        (m = 1 only): the shortest :math:`w_0` with :math:`\beta(0) = +b_0`, except :math:`-b_0` on the
         first ``inactive`` positive-label examples.
     X : array of shape (n, d)
+        Features.
     y : array of shape (n,)
+        Labels.
     b0 : float
-        The scale of the initial pre-activations.
+        The scale :math:`b_0` of the initial pre-activations.
     m : {1, 2}
         One neuron or the two-neuron model (identical neurons for ``"all_active"``).
     inactive : int
@@ -219,6 +265,11 @@ def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.nda
         (fewer if there are fewer positive labels).
     rng : None, int or numpy.random.Generator
         Used by ``"gaussian"`` only.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`w_0`, shape (d,) for m = 1, (2, d) for m = 2.
     """
     X = finite_array("X", X, ndim=2)
     n, d = X.shape

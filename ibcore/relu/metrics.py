@@ -17,13 +17,11 @@ from .gram import gram_deviation, _validated_gram
 __all__ = [
     "FIT_TOL",
     "relative_gap",
-    "relative_gap_gram",
     "norm_gram",
     "stabilisation_step",
     "reactivation_count",
     "positive_residual",
     "relu_teacher_risk",
-    "SettlingCertificate",
     "settling_certificate",
 ]
 
@@ -33,22 +31,11 @@ __all__ = [
 FIT_TOL = 1e-6
 
 
-def relative_gap(w, w_star) -> float:
-    r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`, one neuron (d,) or several (m, d).
+def relative_gap(w, w_star, *, K=None) -> float:
+    r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`.
 
-    For two neurons compare with :func:`~ibcore.relu.min_norm_pair`,
-    (w*(y), w*(-y)).
-    """
-    w_star = finite_array("w_star", w_star, ndim=(1, 2))
-    w = finite_array("w", w, shape=w_star.shape)
-    norm = np.linalg.norm(w_star)
-    if norm == 0:
-        raise ValueError("w_star is zero, so the relative gap is undefined (no positive labels?)")
-    return float(np.linalg.norm(w - w_star) / norm)
-
-
-def relative_gap_gram(K, coef, coef_star) -> float:
-    r"""The relative gap when only :math:`K = XX^\top` is known: :math:`w = X^\top a`, :math:`w^\star = X^\top\nu`.
+    Given the Gram matrix ``K`` (:math:`K = XX^\top`), ``w`` and ``w_star`` are
+    data-span coefficients, :math:`w = X^\top a` and :math:`w^\star = X^\top\nu`, and
 
     .. math::
 
@@ -57,31 +44,62 @@ def relative_gap_gram(K, coef, coef_star) -> float:
 
     Parameters
     ----------
-    K : array of shape (n, n)
-    coef : array of shape (n,) or (m, n)
-        Coefficients of the GD weights, e.g. ``GDResult.coef`` (α0 + α_T).
-    coef_star : array of the same shape
-        Coefficients of the target, e.g. ``MinNormSolution.nu`` or
-        :func:`~ibcore.relu.min_norm_pair_gram`.
+    w : array of shape (d,) or (m, d); (n,) or (m, n) with ``K``
+        The weights of one neuron or several; with ``K``, their
+        coefficients, e.g. ``GDResult.coef`` (:math:`\alpha_0 + \alpha_T`).
+    w_star : array of the same shape
+        The target: ``MinNormSolution.w`` or :func:`~ibcore.relu.min_norm_pair`;
+        with ``K``, ``MinNormSolution.nu`` or ``min_norm_pair(K=K, y=y)``.
+    K : array of shape (n, n), optional
+        The Gram matrix, when the weights are known by their coefficients only.
+
+    Returns
+    -------
+    float
+        The relative distance (dimensionless).
     """
-    K = _validated_gram(K)
+    if K is not None:
+        return _relative_gap_gram(_validated_gram(K), w, w_star)
+    w_star = finite_array("w_star", w_star, ndim=(1, 2))
+    w = finite_array("w", w, shape=w_star.shape)
+    norm = np.linalg.norm(w_star)
+    if norm == 0:
+        raise ValueError("w_star is zero, so the relative gap is undefined (no positive labels?)")
+    return float(np.linalg.norm(w - w_star) / norm)
+
+
+def _relative_gap_gram(K, coef, coef_star) -> float:
+    """:func:`relative_gap` from coefficients: ‖Xᵀ(coef - coef_star)‖/‖Xᵀcoef_star‖ through K."""
     n = K.shape[0]
-    coef_star = np.atleast_2d(finite_array("coef_star", coef_star, ndim=(1, 2)))
+    coef_star = np.atleast_2d(finite_array("w_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
-        raise ValueError(f"coef_star must have n={n} columns to match K, got shape {coef_star.shape}")
-    coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
+        raise ValueError(f"w_star must have n={n} columns to match K, got shape {coef_star.shape}")
+    coef = np.atleast_2d(finite_array("w", coef, ndim=(1, 2)))
     if coef.shape != coef_star.shape:
-        raise ValueError(f"coef must have the shape of coef_star {coef_star.shape}, got {coef.shape}")
+        raise ValueError(f"w must have the shape of w_star {coef_star.shape}, got {coef.shape}")
     diff = coef - coef_star
     num = np.einsum("ji,ik,jk->", diff, K, diff)
     den = np.einsum("ji,ik,jk->", coef_star, K, coef_star)
     if den <= 0:
-        raise ValueError("the target has zero norm (coef_star^T K coef_star = 0); the relative gap is undefined")
+        raise ValueError("the target has zero norm (w_star^T K w_star = 0); the relative gap is undefined")
     return float(np.sqrt(max(num, 0.0) / den))
 
 
 def norm_gram(K, coef) -> float:
-    """‖Xᵀ coef‖_F = (Σ_j coef_jᵀ K coef_j)^{1/2} for coefficients of shape (n,) or (m, n), from K alone."""
+    r"""The norm :math:`\lVert X^\top\alpha\rVert_F = (\sum_j \alpha_j^\top K\alpha_j)^{1/2}` from K alone.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`.
+    coef : array of shape (n,) or (m, n)
+        Data-span coefficients :math:`\alpha` of one neuron or several (:math:`w_j = X^\top\alpha_j`).
+
+    Returns
+    -------
+    float
+        :math:`\lVert w\rVert_F`, in the units of X.
+    """
     K = _validated_gram(K)
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
     if coef.shape[1] != K.shape[0]:
@@ -89,18 +107,58 @@ def norm_gram(K, coef) -> float:
     return float(np.sqrt(max(np.einsum("ji,ik,jk->", coef, K, coef), 0.0)))
 
 
+_RUN = """Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`."""
+
+
+def _run_doc(func):
+    """Fill the ``{run}`` slot of a docstring with its Parameters section, whose first is ``result``."""
+    func.__doc__ = func.__doc__.replace("{run}", _RUN)
+    return func
+
+
+@_run_doc
 def stabilisation_step(result) -> int:
-    """The step after which no activation pattern changes: max over (neuron,) examples of ``last_change``."""
+    """The step after which no activation pattern changes: the largest ``last_change``.
+
+    {run}
+
+    Returns
+    -------
+    int
+        The GD step of the last pattern change, over all neurons and examples (0: none).
+    """
     return int(np.max(result.last_change))
 
 
+@_run_doc
 def reactivation_count(result) -> int:
-    """Total number of re-activations (inactive → active again) over all neurons and examples."""
+    r"""Total number of re-activations (:math:`\beta_{j,i} \le 0` then :math:`> 0` again) over all neurons and examples.
+
+    {run}
+
+    Returns
+    -------
+    int
+    """
     return int(np.sum(result.reactivations))
 
 
+@_run_doc
 def positive_residual(result, y) -> float:
-    """max_{i : y_i > 0} ∣f(x_i) - y_i∣: how well the positive labels are fitted (0 if none)."""
+    r"""How well the positive labels are fitted: :math:`\max_{i:\,y_i > 0} \lvert f(x_i) - y_i\rvert`.
+
+    {run}
+    y : array of shape (n,)
+        Its labels.
+
+    Returns
+    -------
+    float
+        The largest residual on a positive label, in the units of y (0 if there is none).
+    """
     y = finite_array("y", y, shape=(np.size(result.predictions),))
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
@@ -184,18 +242,32 @@ def _run_statistics(result) -> dict:
 
 
 def relu_teacher_risk(w, theta) -> float:
-    r"""Test error E_x (σ(w·x) - σ(θ·x))² of a neuron against a ReLU teacher, for x ~ N(0, I_d).
+    r"""Test error :math:`\mathcal R(w) = E_x(\sigma(w\cdot x) - \sigma(\theta\cdot x))^2` against a ReLU teacher θ.
 
-    (w·x, θ·x) is a centred Gaussian pair, so the expectation is exact:
-    E σ(w·x)² = ‖w‖²/2 and E σ(w·x)σ(θ·x) = ‖w‖‖θ‖ (sin φ + (π - φ) cos φ)/(2π)
+    For :math:`x \sim N(0, I_d)`, :math:`(w\cdot x, \theta\cdot x)` is a centred Gaussian
+    pair, so the expectation is exact: :math:`E\,\sigma(w\cdot x)^2 = \lVert w\rVert^2/2` and
+
+    .. math::
+
+        E\,\sigma(w\cdot x)\sigma(\theta\cdot x)
+        = \lVert w\rVert\lVert\theta\rVert\,\frac{\sin\varphi + (\pi - \varphi)\cos\varphi}{2\pi}
+
     with φ the angle between w and θ (the degree-1 arc-cosine kernel of Cho
-    and Saul, 2009).  Since σ is 1-Lipschitz, √R is 1-Lipschitz in w:
-    ∣√R(w) - √R(w')∣ ≤ ‖w - w'‖, so two neurons at a small distance have
-    nearly the same test error.
+    and Saul, 2009).  Since σ is 1-Lipschitz, :math:`\sqrt{\mathcal R}` is 1-Lipschitz in w:
+    :math:`\lvert\sqrt{\mathcal R(w)} - \sqrt{\mathcal R(w')}\rvert \le \lVert w - w'\rVert`, so
+    two neurons at a small distance have nearly the same test error.
 
     Parameters
     ----------
-    w, theta : arrays of shape (d,)
+    w : array of shape (d,)
+        The student neuron.
+    theta : array of shape (d,)
+        The teacher neuron θ.
+
+    Returns
+    -------
+    float
+        :math:`\mathcal R(w)`, in squared units of the output.
     """
     theta = finite_array("theta", theta, ndim=1)
     w = finite_array("w", w, shape=theta.shape)
@@ -224,25 +296,27 @@ class SettlingCertificate:
 def settling_certificate(K, y, result) -> SettlingCertificate:
     r"""Check the cumulative cross-talk lemma along a recorded one-neuron GD run.
 
-    With κ = mean_i K_ii, Δ = ‖K/κ - I‖_op (:func:`~ibcore.relu.gram_deviation`)
-    and c = lr κ/n, if Δ < 1 and c(1 + Δ) ≤ 1, then from any step t at which
-    no negative label is active and every example's margin exceeds
-    B_t = Δ/(1 - Δ)‖D_t r_t‖₂, the activation pattern never changes again
-    (chapter 2 proves it: the residuals of the active examples contract by
-    1 - c(1 - Δ) per step and each step moves any example by at most
-    cΔ‖D_t r_t‖₂ through the cross-talk).
+    With :math:`\kappa = \mathrm{mean}_i K_{ii}`, :math:`\Delta = \lVert K/\kappa - I\rVert_{op}`
+    (:func:`~ibcore.relu.gram_deviation`) and :math:`c = \eta\kappa/n`, if :math:`\Delta < 1` and
+    :math:`c(1 + \Delta) \le 1`, then from any step t at which no negative label is active and
+    every example's margin exceeds :math:`B_t = \frac{\Delta}{1 - \Delta}\lVert D_t r_t\rVert_2`,
+    the activation pattern never changes again (chapter 2 proves it: the residuals of the
+    active examples contract by :math:`1 - c(1 - \Delta)` per step and each step moves any
+    example by at most :math:`c\Delta\lVert D_t r_t\rVert_2` through the cross-talk).
 
     Parameters
     ----------
     K : array of shape (n, n)
         The Gram matrix of the run.
     y : array of shape (n,)
-    result : GDResult
+        Labels.
+    result : :class:`~ibcore.relu.results.GDResult`
         A one-neuron run (ReLU) with a recorded history (``record_every`` ≥ 1).
 
     Returns
     -------
-    SettlingCertificate
+    :class:`~ibcore.relu.metrics.SettlingCertificate`
+        The first certified step, with the bound :math:`B_t` and the margins along the run.
     """
     K = _validated_gram(K)
     n = K.shape[0]

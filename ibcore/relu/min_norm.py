@@ -39,19 +39,14 @@ from scipy.optimize import lsq_linear
 
 from .._result import result
 from ..validation import finite_array
-from .gram import _validated_gram
+from .gram import _features_or_gram, _validated_gram, _x_y_or_k_doc
 
 __all__ = [
-    "MinNormSolution",
     "min_norm_solution",
-    "min_norm_solution_gram",
     "positive_subset_least_squares",
-    "positive_subset_least_squares_gram",
     "min_norm_pair",
-    "min_norm_pair_gram",
     "disjoint_targets_gram",
     "disjoint_closest_targets_gram",
-    "LinearLimit",
     "disjoint_linear_limit_gram",
 ]
 
@@ -92,11 +87,10 @@ class MinNormSolution:
 
 def _solve(X, K, y, dual, problem) -> MinNormSolution:
     """Validate (X or K, y), find ν with ``dual``(K, y, name) and assemble the solution."""
-    if X is not None:
-        X = finite_array("X", X, ndim=2)
-        K, name = X @ X.T, "X"
-    else:
-        K, name = _validated_gram(K), "K"
+    X, K = _features_or_gram(X, K)
+    K, name = (X @ X.T, "X") if X is not None else (K, "K")
+    if y is None:
+        raise ValueError("y (the labels) is required")
     y = finite_array("y", y, shape=(K.shape[0],))
     nu = dual(K, y, name)
     w = None if X is None else nu @ X
@@ -155,7 +149,8 @@ def _solve_dual(K, y, name):
     return _bounded_dual(K, np.where(pos, y, 0.0), ~pos, name)
 
 
-def min_norm_solution(X, y) -> MinNormSolution:
+@_x_y_or_k_doc
+def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     r"""The minimum-ℓ2-norm global minimiser :math:`w^\star` of the one-neuron ReLU square loss.
 
     .. math::
@@ -163,30 +158,24 @@ def min_norm_solution(X, y) -> MinNormSolution:
         w^\star = \operatorname{arg\,min}\lVert w\rVert \quad\text{s.t. }
         x_i\cdot w = y_i \ (y_i > 0), \quad x_i\cdot w \le 0 \ (y_i \le 0),
 
-    solved exactly in the n-dimensional dual (see the module docstring).
+    solved exactly in the n-dimensional dual (see the module docstring):
+    :math:`w^\star = X^\top\nu`, :math:`\beta^\star = K\nu`.
+
+    The rows of X must be linearly independent (:math:`d \ge n`, K positive definite).
 
     Parameters
     ----------
-    X : array of shape (n, d)
-        Features with linearly independent rows (d ≥ n).
-    y : array of shape (n,)
-        Labels.
+    {x_y_or_k}
 
     Returns
     -------
-    MinNormSolution
-        ``w``, ``beta = X w``, multipliers ``nu`` (w = Xᵀν), ``kkt_residual``.
+    :class:`~ibcore.relu.min_norm.MinNormSolution`
+        ``w`` (``None`` given ``K``: then :math:`w^\star = X^\top\nu` is known
+        through ``nu``, and distances through :func:`~ibcore.relu.relative_gap`
+        given ``K``), :math:`\beta^\star` = ``beta``, multipliers
+        :math:`\nu` = ``nu``, ``kkt_residual``.
     """
-    return _solve(X, None, y, _solve_dual, "relu")
-
-
-def min_norm_solution_gram(K, y) -> MinNormSolution:
-    """:func:`~ibcore.relu.min_norm_solution` from the Gram matrix K = X Xᵀ alone (``w`` is ``None``).
-
-    The weights are w* = Xᵀ ν; distances between such vectors are quadratic
-    forms in K (:func:`~ibcore.relu.relative_gap_gram`).
-    """
-    return _solve(None, K, y, _solve_dual, "relu")
+    return _solve(X, K, y, _solve_dual, "relu")
 
 
 def _positive_subset_nu(K, y, name):
@@ -197,44 +186,50 @@ def _positive_subset_nu(K, y, name):
     return nu
 
 
-def positive_subset_least_squares(X, y) -> MinNormSolution:
-    """Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
+@_x_y_or_k_doc
+def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
+    r"""Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
 
-    w = X₊ᵀ (X₊X₊ᵀ)⁻¹ y₊ with X₊ the rows with y_i > 0. Unlike
-    :func:`~ibcore.relu.min_norm_solution` it ignores the constraints x_i·w ≤ 0 on the
-    other examples, which it may violate (``beta`` shows by how much).
+    :math:`w = X_+^\top (X_+X_+^\top)^{-1} y_+` with :math:`X_+` the rows with
+    :math:`y_i > 0`, i.e. :math:`\nu_+ = K_{++}^{-1}y_+`. Unlike
+    :func:`~ibcore.relu.min_norm_solution` it ignores the constraints
+    :math:`x_i\cdot w \le 0` on the other examples, which it may violate
+    (``beta`` shows by how much).
 
     Parameters
     ----------
-    X : array of shape (n, d)
-    y : array of shape (n,)
+    {x_y_or_k}
 
     Returns
     -------
-    MinNormSolution
-        With ``problem="positive_subset"``, ν = 0 off I₊.
+    :class:`~ibcore.relu.min_norm.MinNormSolution`
+        With ``problem="positive_subset"``, :math:`\nu = 0` off :math:`I_+`.
     """
-    return _solve(X, None, y, _positive_subset_nu, "positive_subset")
+    return _solve(X, K, y, _positive_subset_nu, "positive_subset")
 
 
-def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
-    """:func:`~ibcore.relu.positive_subset_least_squares` from the Gram matrix alone (``w`` is ``None``)."""
-    return _solve(None, K, y, _positive_subset_nu, "positive_subset")
+@_x_y_or_k_doc
+def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
+    r"""The two-neuron target :math:`(w^\star(y), w^\star(-y))`.
 
+    For :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` the positive neuron
+    should fit y and the negative neuron -y (the "decoupling" of the seed
+    summaries, unverified; chapter 4).
 
-def min_norm_pair(X, y) -> np.ndarray:
-    """The two-neuron target (w*(y), w*(-y)), shape (2, d).
+    Parameters
+    ----------
+    {x_y_or_k}
 
-    For f = σ(w₊·x) - σ(w₋·x) the positive neuron should fit y and the
-    negative neuron -y (the "decoupling" of the seed summaries, unverified; chapter 4).
+    Returns
+    -------
+    numpy.ndarray
+        The weights, shape (2, d), given ``X``; the data-span coefficients
+        :math:`(\nu(y), \nu(-y))`, shape (2, n), given ``K``.
     """
-    return np.stack([min_norm_solution(X, y).w, min_norm_solution(X, -np.asarray(y, float)).w])
-
-
-def min_norm_pair_gram(K, y) -> np.ndarray:
-    """Dual coefficients (ν(y), ν(-y)) of :func:`~ibcore.relu.min_norm_pair`, shape (2, n)."""
-    return np.stack([min_norm_solution_gram(K, y).nu,
-                     min_norm_solution_gram(K, -np.asarray(y, float)).nu])
+    field = "w" if K is None else "nu"
+    minus_y = None if y is None else -np.asarray(y, float)
+    return np.stack([getattr(min_norm_solution(X, y, K=K), field),
+                     getattr(min_norm_solution(X, minus_y, K=K), field)])
 
 
 # ---------------------------------------------------------------------------
@@ -256,11 +251,12 @@ def _own_sets(y, assignment, signs):
 
 
 def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
-    r"""Per-neuron min-norm targets given the assignment: dual coefficients (m, n), w*_j = Xᵀν_j.
+    r"""Per-neuron min-norm targets given the assignment, as coefficients :math:`w^\star_j = X^\top\nu_j`.
 
-    w*_j = argmin ‖w‖ s.t. x_i·w = s_j y_i for i ∈ S_j and x_i·w ≤ 0 for
-    i ∉ S_j, the min-norm ReLU solution (:func:`~ibcore.relu.min_norm_solution_gram`)
-    with labels s_j y on S_j and 0 ("stay inactive") elsewhere.  Together they
+    :math:`w^\star_j = \operatorname{arg\,min}\lVert w\rVert` s.t. :math:`x_i\cdot w = s_jy_i` for
+    :math:`i \in S_j` and :math:`x_i\cdot w \le 0` for :math:`i \notin S_j`, the min-norm ReLU solution
+    (:func:`~ibcore.relu.min_norm_solution`) with labels :math:`s_jy` on :math:`S_j` and 0
+    ("stay inactive") elsewhere.  Together they
     are the smallest network that fits y *with the pattern of the
     assignment*.  They are not the smallest network overall: splitting every
     label equally among the neurons of its sign divides the squared norm by
@@ -269,29 +265,40 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     Parameters
     ----------
     K : array of shape (n, n)
+        The Gram matrix.
     y : array of shape (n,)
+        Labels.
     assignment : array of int, shape (n,)
         Neuron of each example, or -1; every assigned example must satisfy
-        s_j y_i > 0 (as :func:`~ibcore.relu.sign_aligned_assignment` ensures).
+        :math:`s_jy_i > 0` (as :func:`~ibcore.relu.sign_aligned_assignment` ensures).
     signs : array of shape (m,)
+        Output signs :math:`s_j`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, n)
+        Coefficients :math:`\nu_j` of :math:`w^\star_j = X^\top\nu_j`.
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
-    return np.stack([min_norm_solution_gram(K, np.where(own[j], signs[j] * y, 0.0)).nu
+    return np.stack([min_norm_solution(K=K, y=np.where(own[j], signs[j] * y, 0.0)).nu
                      for j in range(signs.size)])
 
 
 def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray:
-    r"""The network with the assignment's pattern closest to the initialisation: coefficients (m, n).
+    r"""The network with the assignment's pattern closest to the initialisation, as coefficients.
 
-    W° = argmin ‖W - W(0)‖_F over the networks that fit y with the pattern of
-    the assignment, i.e. for each neuron j
+    :math:`W^\circ = \operatorname{arg\,min}\lVert W - W(0)\rVert_F` over the networks that fit y
+    with the pattern of the assignment, i.e. for each neuron j
 
-        w°_j = argmin ‖w - w_j(0)‖  s.t.  x_i·w = s_j y_i (i ∈ S_j),  x_i·w ≤ 0 (i ∉ S_j),
+    .. math::
 
-    the projection of w_j(0) onto the solution set of its pattern: the
+        w^\circ_j = \operatorname{arg\,min}\lVert w - w_j(0)\rVert \ \text{ s.t. }\
+        x_i\cdot w = s_jy_i \ (i \in S_j), \quad x_i\cdot w \le 0 \ (i \notin S_j),
+
+    the projection of :math:`w_j(0)` onto the solution set of its pattern: the
     prologue's "interpolator closest to the initialisation", with the ReLU's
-    inequality constraints.  Solved exactly in the dual, for v = w - w_j(0).
+    inequality constraints.  Solved exactly in the dual, for :math:`v = w - w_j(0)`.
     When the GD run keeps the pattern, its limit
     (:func:`~ibcore.relu.disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
     this projection.
@@ -299,16 +306,20 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     Parameters
     ----------
     K : array of shape (n, n)
+        The Gram matrix.
     y : array of shape (n,)
+        Labels.
     assignment : array of int, shape (n,)
+        Neuron of each example (the sets :math:`S_j`), or -1.
     signs : array of shape (m,)
+        Output signs :math:`s_j`.
     alpha0 : array of shape (m, n)
-        Coefficients of the initial weights, w_j(0) = Xᵀ alpha0_j.
+        Coefficients of the initial weights, :math:`w_j(0) = X^\top\alpha_{0,j}`.
 
     Returns
     -------
     numpy.ndarray, shape (m, n)
-        Coefficients of w°_j = Xᵀ coef_j (they include alpha0).
+        Coefficients of :math:`w^\circ_j = X^\top` ``coef[j]`` (they include ``alpha0``).
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
@@ -331,28 +342,34 @@ class LinearLimit:
 def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     r"""Where GD goes if the disjoint pattern never changes: (limit, frozen) coefficients, each (m, n).
 
-    If neuron j stays active exactly on S_j, it runs linear regression on S_j
-    from w_j(0) = Xᵀα0_j (the prologue's theorem, on the rows of S_j), whose
-    limit is w_j(0) + X_Sᵀ K_SS⁻¹ (s_j y_S - β_S(0)), i.e.
+    If neuron j stays active exactly on :math:`S_j`, it runs linear regression on :math:`S_j`
+    from :math:`w_j(0) = X^\top\alpha_{0,j}` (the prologue's theorem, on the rows of :math:`S_j`),
+    whose limit is :math:`w_j(0) + X_S^\top K_{SS}^{-1}(s_jy_S - \beta_S(0))`, i.e.
 
-        w_j(∞) = (I - P_{S_j}) w_j(0)  +  X_Sᵀ K_SS⁻¹ s_j y_S.
+    .. math::
+
+        w_j(\infty) = (I - P_{S_j})\,w_j(0) + X_S^\top K_{SS}^{-1} s_j y_S.
 
     The first term, the part of the initialisation orthogonal to the rows of
-    S_j, never moves (``frozen``); the second is the min-norm interpolator of
-    the subset.  Both are returned as data-span coefficients (w = Xᵀ coef).
+    :math:`S_j`, never moves (``frozen``); the second is the min-norm interpolator of
+    the subset.  Both are returned as data-span coefficients (:math:`w = X^\top` ``coef``).
 
     Parameters
     ----------
     K : array of shape (n, n)
+        The Gram matrix.
     y : array of shape (n,)
+        Labels.
     assignment : array of int, shape (n,)
+        Neuron of each example (the sets :math:`S_j`), or -1.
     signs : array of shape (m,)
+        Output signs :math:`s_j`.
     alpha0 : array of shape (m, n)
-        Initial coefficients, e.g. :func:`~ibcore.relu.disjoint_coef`.
+        Initial coefficients, e.g. :func:`~ibcore.relu.disjoint_init` with ``K``.
 
     Returns
     -------
-    LinearLimit
+    :class:`~ibcore.relu.min_norm.LinearLimit`
         ``limit`` and ``frozen``.
     """
     K = _validated_gram(K)

@@ -25,10 +25,20 @@ _ACTIVATIONS = ("relu", "identity")
 
 
 def default_signs(m) -> np.ndarray:
-    """Output signs s_j = (+1, -1, +1, -1, ...): (+1) for m = 1, (+1, -1) for m = 2.
+    r"""Output signs :math:`s_j = (+1, -1, +1, -1, \dots)`: (+1) for m = 1, (+1, -1) for m = 2.
 
     The alternation for m > 2 is our convention; the paper's general-m
     output layer was not available.
+
+    Parameters
+    ----------
+    m : int
+        Number of neurons.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        The signs :math:`s_j \in \{+1, -1\}` of :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`.
     """
     m = positive_int("m", m)
     return np.where(np.arange(m) % 2 == 0, 1.0, -1.0)

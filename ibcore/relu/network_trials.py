@@ -27,14 +27,14 @@ import numpy as np
 
 from ..validation import nonnegative_float, positive_float, positive_int
 from .features import sample_features, sample_labels, _validated_sizes
-from .gd import gradient_descent, gradient_descent_gram
+from .gd import gradient_descent
 from .gram import sample_gram
 from ._iteration import without_inactive_warning
-from .initialisation import _BAD_INITS, bad_init_weights, disjoint_coef, sign_aligned_assignment, two_neuron_coef
-from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap, relative_gap_gram,
+from .initialisation import _BAD_INITS, bad_init_weights, disjoint_init, sign_aligned_assignment, two_neuron_init
+from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap,
                       _run_statistics)
 from .min_norm import (disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram,
-                       min_norm_pair, min_norm_pair_gram, min_norm_solution)
+                       min_norm_pair, min_norm_solution)
 from .model import default_signs
 from .orthogonal import two_neuron_orthogonal_gap
 from .stability import lr_from_contraction
@@ -52,21 +52,21 @@ def _success(res, fit) -> bool:
 
 
 def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng=None) -> dict:
-    """One run of the two-neuron model f = σ(w₊·x) - σ(w₋·x) (chapter 4).
+    r"""One run of the two-neuron model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` (chapter 4).
 
-    Isotropic Gaussian data drawn as K = X Xᵀ (cost independent of d), labels
-    y ~ U[-1, 1], w₊(0) = w₋(0) = b0 Xᵀ1/d
-    (:func:`~ibcore.relu.two_neuron_coef`), lr = c n/mean‖x‖²,
-    GD to convergence, compared with (w*(y), w*(-y)).
+    Isotropic Gaussian data drawn as :math:`K = XX^\top` (cost independent of d), labels
+    :math:`y_i \sim U[-1, 1]`, :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/d`
+    (:func:`~ibcore.relu.two_neuron_init` given ``K``), :math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`,
+    GD to convergence, compared with :math:`(w^\star(y), w^\star(-y))`.
 
     Parameters
     ----------
     n, d : int
-        Number of examples and dimension (d ≥ n).
+        Number of examples and dimension (:math:`d \ge n`).
     b0 : float
-        The initial pre-activation of both neurons.
+        The initial pre-activation :math:`b_0` of both neurons.
     c : float
-        Per-example contraction, lr = c n / mean‖x_i‖².
+        Per-example contraction, :math:`\eta = cn/\mathrm{mean}\lVert x_i\rVert^2`.
     tol, max_steps : float, int
         Stopping tolerance and step budget of the GD run.
     rng : None, int or numpy.random.Generator
@@ -75,22 +75,22 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
     Returns
     -------
     dict of scalars
-        ``gap`` (relative, to (w*(y), w*(-y))), ``gap_scaled`` = gap/√(n/d),
+        ``gap`` (relative, to :math:`(w^\star(y), w^\star(-y))`), ``gap_scaled`` = gap :math:`/\sqrt{n/d}`,
         ``orthogonal_gap`` (:func:`~ibcore.relu.two_neuron_orthogonal_gap`
         for these labels: the part set by b0 alone), ``decoupled`` (fraction
-        of examples whose wrong neuron, w₋ for y_i > 0 and w₊ for y_i < 0,
-        ends inactive), ``predicted_decoupled`` (fraction with ∣y_i∣ > 2 b0),
-        ``wrong_share`` = Σ_i σ(β_wrong,i) / Σ_i ∣y_i∣ (the output carried by
-        wrong neurons), ``success`` and the fit and run statistics.
+        of examples whose wrong neuron, :math:`w_-` for :math:`y_i > 0` and :math:`w_+` for :math:`y_i < 0`,
+        ends inactive), ``predicted_decoupled`` (fraction with :math:`\lvert y_i\rvert > 2b_0`),
+        ``wrong_share`` :math:`= \sum_i \sigma(\beta_{{\rm wrong},i})/\sum_i\lvert y_i\rvert` (the output
+        carried by wrong neurons), ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     b0 = positive_float("b0", b0)
     rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
-    res = without_inactive_warning(gradient_descent_gram, K, y, two_neuron_coef(K, b0=b0, trace=d),
-                 lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps, record_every=None)
-    gap = relative_gap_gram(K, res.coef, min_norm_pair_gram(K, y))
+    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=two_neuron_init(K=K, b0=b0, trace=d),
+                                   lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps, record_every=None)
+    gap = relative_gap(res.coef, min_norm_pair(K=K, y=y), K=K)
     wrong = np.where(y > 0, res.beta[1], res.beta[0])
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
@@ -107,42 +107,43 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
 
 
 def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng=None) -> dict:
-    """One run of m neurons from a sign-aligned disjoint initialisation (chapter 5).
+    r"""One run of m neurons from a sign-aligned disjoint initialisation (chapter 5).
 
-    Isotropic data (K drawn directly), y ~ U[-1, 1], signs (+1, -1, +1, ...),
+    Isotropic data (K drawn directly), :math:`y_i \sim U[-1, 1]`, signs (+1, -1, +1, ...),
     every example given to one neuron of its sign
     (:func:`~ibcore.relu.sign_aligned_assignment`), and
-    w_j(0) with pre-activations +b0 on its own subset S_j and -b0 elsewhere
-    (:func:`~ibcore.relu.disjoint_coef`).
+    :math:`w_j(0)` with pre-activations :math:`+b_0` on its own subset :math:`S_j` and :math:`-b_0`
+    elsewhere (:func:`~ibcore.relu.disjoint_init` given ``K``).
 
     Parameters
     ----------
     n, d : int
-        Number of examples and dimension (d ≥ n).
+        Number of examples and dimension (:math:`d \ge n`).
     m : int
-        Number of neurons (≥ 2, so that both label signs have a neuron).
+        Number of neurons (:math:`m \ge 2`, so that both label signs have a neuron).
     b0 : float
-        ∣β(0)∣.
+        :math:`\lvert\beta(0)\rvert`.
     c, tol, max_steps, rng
         As in :func:`~ibcore.relu.two_neuron_trial`.
 
     Returns
     -------
     dict of scalars
-        ``gap``: relative distance ‖W - W*‖_F/‖W*‖_F to the per-neuron
+        ``gap``: relative distance :math:`\lVert W - W^\star\rVert_F/\lVert W^\star\rVert_F` to the per-neuron
         min-norm targets (:func:`~ibcore.relu.disjoint_targets_gram`);
         ``closest_gap``: relative distance to the pattern's network closest
         to W(0) (:func:`~ibcore.relu.disjoint_closest_targets_gram`,
-        ≈ 1e-10 when the pattern is kept: GD's implicit bias); ``init_term`` =
-        ‖frozen‖/‖W*‖ and ``relu_term`` = ‖W - frozen - W*‖/‖W*‖, the parts of
+        :math:`\approx 10^{-10}` when the pattern is kept: GD's implicit bias); ``init_term``
+        :math:`= \lVert W_{\rm frozen}\rVert/\lVert W^\star\rVert` and ``relu_term``
+        :math:`= \lVert W - W_{\rm frozen} - W^\star\rVert/\lVert W^\star\rVert`, the parts of
         the gap due to the never-moving part of the initialisation and to the
         rest (:func:`~ibcore.relu.disjoint_linear_limit_gram`);
-        ``gap_scaled`` and ``relu_scaled`` (divided by √(n/d));
-        ``linear_limit_error`` = ‖W - W_lin‖/‖W_lin‖ (≈ 1e-10 when the pattern
+        ``gap_scaled`` and ``relu_scaled`` (divided by :math:`\sqrt{n/d}`);
+        ``linear_limit_error`` :math:`= \lVert W - W_{\rm lin}\rVert/\lVert W_{\rm lin}\rVert` (:math:`\approx 10^{-10}` when the pattern
         never changed); ``pattern_kept`` (no neuron–example pair ever
         switched); ``foreign_active`` (pairs active at the end outside the
-        assignment); ``symmetric_norm_ratio`` = ‖W*‖²/‖W_sym‖², with W_sym the
-        network that splits w*(±y) equally among the neurons of each sign;
+        assignment); ``symmetric_norm_ratio`` :math:`= \lVert W^\star\rVert^2/\lVert W_{\rm sym}\rVert^2`, with
+        :math:`W_{\rm sym}` the network that splits :math:`w^\star(\pm y)` equally among the neurons of each sign;
         ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
@@ -155,15 +156,15 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     K = sample_gram(n, d, rng=rng)
     signs = default_signs(m)
     assignment = sign_aligned_assignment(y, signs)
-    alpha0 = disjoint_coef(K, assignment, m=m, b0=b0)
-    res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), tol=tol,
-                 max_steps=max_steps, record_every=None)
+    alpha0 = disjoint_init(K=K, assignment=assignment, m=m, b0=b0)
+    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K),
+                                   tol=tol, max_steps=max_steps, record_every=None)
     target = disjoint_targets_gram(K, y, assignment, signs)
     closest = disjoint_closest_targets_gram(K, y, assignment, signs, alpha0)
     limit, frozen = disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
     norm_target = norm_gram(K, target)
     own = assignment[None, :] == np.arange(m)[:, None]
-    pair = min_norm_pair_gram(K, y)
+    pair = min_norm_pair(K=K, y=y)
     symmetric_sq = norm_gram(K, pair[0]) ** 2 / np.sum(signs > 0) + norm_gram(K, pair[1]) ** 2 / np.sum(signs < 0)
     gap = norm_gram(K, res.coef - target) / norm_target
     relu_term = norm_gram(K, res.coef - frozen - target) / norm_target
@@ -187,32 +188,33 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
 
 def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, tol=1e-12, max_steps=200_000,
                    rng=None) -> dict:
-    """One run from a (possibly) bad initialisation (chapter 6; analogue of the paper's Appendix F).
+    r"""One run from a (possibly) bad initialisation (chapter 6; analogue of the paper's Appendix F).
 
-    Isotropic features X (drawn explicitly: a random w0 has a part outside
-    span(X), which GD keeps), y ~ U[-1, 1], one neuron (m = 1) or the
-    two-neuron model (m = 2), lr = c n/mean‖x‖², GD to convergence.
+    Isotropic features X (drawn explicitly: a random :math:`w_0` has a part outside
+    :math:`\operatorname{span}(X)`, which GD keeps), :math:`y_i \sim U[-1, 1]`, one neuron (m = 1) or the
+    two-neuron model (m = 2), :math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`, GD to convergence.
 
     Parameters
     ----------
     n, d : int
+        Number of examples and dimension.
     init, b0, m, inactive
         The initialisation, as in
         :func:`~ibcore.relu.bad_init_weights`; m = 2 is the
-        model f = σ(w₊·x) - σ(w₋·x).
+        model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)`.
     c, tol, max_steps, rng
         As in :func:`~ibcore.relu.two_neuron_trial`; ``rng`` draws y, then X, then w0.
 
     Returns
     -------
     dict of scalars
-        ``loss_excess`` = L(w_T) - L_min (L_min = (1/2n)Σ_{y_i<0} y_i² for one
+        ``loss_excess`` :math:`= L(w_T) - L_{\min}` (:math:`L_{\min} = \frac1{2n}\sum_{y_i<0} y_i^2` for one
         neuron, 0 for two), ``inactive_at_init`` (examples that must be fitted
         and are inactive at t = 0 on every neuron of their sign),
         ``never_active`` (such examples whose dual coefficients on the neurons
-        of their sign are still exactly 0: they never moved), ``stuck_loss`` =
-        (1/2n) Σ y_i² over the never-active ones (a lower bound on
-        ``loss_excess``), ``gap`` (relative, to w* or (w*(y), w*(-y))),
+        of their sign are still exactly 0: they never moved), ``stuck_loss``
+        :math:`= \frac1{2n}\sum y_i^2` over the never-active ones (a lower bound on
+        ``loss_excess``), ``gap`` (relative, to :math:`w^\star` or :math:`(w^\star(y), w^\star(-y))`),
         ``success`` and the fit and run statistics.
     """
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)

@@ -1,15 +1,16 @@
-r"""Closed forms on exactly orthogonal data, K = ‖x‖² I: no cross-talk at all.
+r"""Closed forms on exactly orthogonal data, :math:`K = \lVert x\rVert^2 I`: no cross-talk at all.
 
 On orthogonal data every example evolves alone under GD, so the dynamics of
 Part I can be solved example by example (the control of Boursier et al.,
 2022).  These closed forms are the yardsticks of the chapters:
 
-* one neuron: an active example moves as β ← (1 - c)β + c y_i; a negative
-  label crosses 0 once and freezes in (c y_i, 0], which gives the settling
+* one neuron: an active example moves as :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i`; a negative
+  label crosses 0 once and freezes in :math:`(c y_i, 0]`, which gives the settling
   step :func:`~ibcore.relu.orthogonal_stabilisation_step` and the overshoot floor
   :func:`~ibcore.relu.orthogonal_overshoot_gap`;
-* two neurons f = σ(β₊) - σ(β₋) from β₊ = β₋ = b0: β₊ + β₋ is conserved while
-  both are active, so an example decouples only if ∣y_i∣ ≥ 2 b0
+* two neurons :math:`f = \sigma(\beta_+) - \sigma(\beta_-)` from :math:`\beta_+ = \beta_- = b_0`:
+  :math:`\beta_+ + \beta_-` is conserved while both are active, so an example decouples only if
+  :math:`\lvert y_i\rvert \ge 2b_0`
   (:func:`~ibcore.relu.two_neuron_orthogonal_limit`, :func:`~ibcore.relu.two_neuron_orthogonal_gap`).
 """
 from __future__ import annotations
@@ -35,15 +36,18 @@ def _one_neuron_inputs(y, c, b0):
 
 
 def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
-    """Step at which the activation pattern stops changing on exactly orthogonal data.
+    r"""Step at which the activation pattern stops changing on exactly orthogonal data.
 
-    With K = d·I and pre-activations starting at β_i(0) = b0, an active
-    example moves alone, β_t = y_i + (b0 - y_i)(1 - c)^t.  A positive
+    With :math:`K = dI` and pre-activations starting at :math:`\beta_i(0) = b_0`, an active
+    example moves alone, :math:`\beta_{i,t} = y_i + (b_0 - y_i)(1 - c)^t`.  A positive
     label never crosses 0; a negative one switches off at the first t with
-    (1 - c)^t ≤ ∣y_i∣/(b0 + ∣y_i∣) and never comes back, so the pattern
-    is final after
+    :math:`(1 - c)^t \le \lvert y_i\rvert/(b_0 + \lvert y_i\rvert)` and never comes back, so the
+    pattern is final after
 
-        T_orth = max_{y_i < 0} ⌈ log(∣y_i∣/(b0 + ∣y_i∣)) / log(1 - c) ⌉
+    .. math::
+
+        T_{\rm orth} = \max_{y_i < 0} \left\lceil
+        \frac{\log(\lvert y_i\rvert/(b_0 + \lvert y_i\rvert))}{\log(1 - c)} \right\rceil
 
     steps (0 when no label is negative).  This is the time the slowest
     negative example needs, with no cross-talk at all.
@@ -53,13 +57,14 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     y : array of shape (n,)
         Labels.
     c : float
-        Per-example contraction, 0 < c < 1.
+        Per-example contraction :math:`c = \eta\lVert x\rVert^2/n`, :math:`0 < c < 1`.
     b0 : float
-        Initial pre-activation (1 for w0 = Xᵀ1/d).
+        Initial pre-activation :math:`b_0` (1 for :math:`w_0 = X^\top\mathbb 1/d`).
 
     Returns
     -------
     int
+        :math:`T_{\rm orth}`, a number of GD steps.
     """
     y, c, b0 = _one_neuron_inputs(y, c, b0)
     neg = -y[y < 0]
@@ -70,26 +75,35 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
 
 
 def orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
-    r"""The one-neuron gap ‖w_GD - w*‖/‖w*‖ on orthogonal data, from the scalar recursion.
+    r"""The one-neuron gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` on orthogonal data, by recursion.
 
-    Each negative label freezes at the first β_T ≤ 0 of β ← (1 - c)β + c y_i
-    from β_0 = b0, and w* puts it at 0; the positive labels are fitted by both.
-    With ‖w‖² ∝ ‖β‖² on orthogonal data,
+    Each negative label freezes at the first :math:`\beta_{T,i} \le 0` of
+    :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i` from :math:`\beta_{0,i} = b_0`, and
+    :math:`w^\star` puts it at 0; the positive labels are fitted by both.
+    With :math:`\lVert w\rVert^2 \propto \lVert\beta\rVert^2` on orthogonal data,
 
-        gap = √(Σ_{y_i<0} β_{T,i}² / Σ_{y_i>0} y_i²)  <  c √(Σ_{y_i<0} y_i² / Σ_{y_i>0} y_i²),
+    .. math::
 
-    and ≈ c/√3 for symmetric labels when the crossing falls at a uniform phase
-    of its last step (chapter 1).  A step-by-step recursion per label, so its
-    cost is the number of steps, O(log(1/∣y∣)/c).
+        \text{gap} = \sqrt{\frac{\sum_{y_i<0} \beta_{T,i}^2}{\sum_{y_i>0} y_i^2}}
+        < c\,\sqrt{\frac{\sum_{y_i<0} y_i^2}{\sum_{y_i>0} y_i^2}},
+
+    and :math:`\approx c/\sqrt3` for symmetric labels when the crossing falls at a uniform
+    phase of its last step (chapter 1).  A step-by-step recursion per label, so its
+    cost is the number of steps, :math:`O(\log(1/\lvert y\rvert)/c)`.
 
     Parameters
     ----------
     y : array of shape (n,)
         Labels, at least one positive.
     c : float
-        Per-example contraction, 0 < c < 1.
+        Per-example contraction :math:`c = \eta\lVert x\rVert^2/n`, :math:`0 < c < 1`.
     b0 : float
-        Initial pre-activation.
+        Initial pre-activation :math:`b_0`.
+
+    Returns
+    -------
+    float
+        The relative gap (dimensionless).
     """
     y, c, b0 = _one_neuron_inputs(y, c, b0)
     if not np.any(y > 0):
@@ -104,28 +118,32 @@ def orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
 
 
 def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
-    r"""Gradient-flow limit (β₊, β₋) of f = σ(β₊) - σ(β₋) on orthogonal data, from β₊ = β₋ = b0.
+    r"""Gradient-flow limit :math:`(\beta_+, \beta_-)` of the two-neuron model on orthogonal data.
 
-    With K = ‖x‖² I each example evolves alone.  While both neurons are active,
-    GD moves β₊ by -c r and β₋ by +c r (r = β₊ - β₋ - y), so β₊ + β₋ = 2b0
-    is conserved and β₊ - β₋ → y.  Hence
+    The model is :math:`f = \sigma(\beta_+) - \sigma(\beta_-)`.
 
-    * y_i ≥ 2b0: β₋ hits 0 first and freezes, β₊ → y_i: limit (y_i, 0);
-    * y_i ≤ -2b0: limit (0, -y_i);
-    * ∣y_i∣ < 2b0: both stay active, limit (b0 + y_i/2, b0 - y_i/2): no decoupling.
+    From :math:`\beta_+ = \beta_- = b_0`, with :math:`K = \lVert x\rVert^2 I`, each example
+    evolves alone.  While both neurons are active, GD moves :math:`\beta_+` by :math:`-cr`
+    and :math:`\beta_-` by :math:`+cr` (:math:`r = \beta_+ - \beta_- - y`), so
+    :math:`\beta_+ + \beta_- = 2b_0` is conserved and :math:`\beta_+ - \beta_- \to y`.  Hence
 
-    Finite steps add an overshoot O(c∣y_i∣) where a neuron freezes.
+    * :math:`y_i \ge 2b_0`: :math:`\beta_-` hits 0 first and freezes, :math:`\beta_+ \to y_i`: limit :math:`(y_i, 0)`;
+    * :math:`y_i \le -2b_0`: limit :math:`(0, -y_i)`;
+    * :math:`\lvert y_i\rvert < 2b_0`: both stay active, limit :math:`(b_0 + y_i/2, b_0 - y_i/2)`: no decoupling.
+
+    Finite steps add an overshoot :math:`O(c\lvert y_i\rvert)` where a neuron freezes.
 
     Parameters
     ----------
     y : array of shape (n,)
         Labels.
     b0 : float
-        The common initial pre-activation.
+        The common initial pre-activation :math:`b_0 > 0`.
 
     Returns
     -------
     numpy.ndarray, shape (2, n)
+        :math:`(\beta_+, \beta_-)` in the limit, one column per example.
     """
     y = finite_array("y", y, ndim=1)
     b = positive_float("b0", b0)
@@ -136,16 +154,30 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
 
 
 def two_neuron_orthogonal_gap(y, b0) -> float:
-    r"""Relative gap of :func:`~ibcore.relu.two_neuron_orthogonal_limit` to the decoupled target (y₊, y₋).
+    r"""Relative gap of :func:`~ibcore.relu.two_neuron_orthogonal_limit` to the decoupled target.
 
-    On orthogonal data with equal norms ‖w‖ ∝ ‖β‖, and the target
-    (w*(y), w*(-y)) has β* = (max(y, 0), max(-y, 0)), so
+    On orthogonal data with equal norms :math:`\lVert w\rVert \propto \lVert\beta\rVert`, and the
+    target :math:`(w^\star(y), w^\star(-y))` has :math:`\beta^\star = (\max(y, 0), \max(-y, 0))`, so
 
-        gap = √(2 Σ_{∣y_i∣<2b0} (b0 - ∣y_i∣/2)²) / ‖y‖.
+    .. math::
 
-    For y ~ U[-1, 1] and b0 ≤ 1/2 its mean square is 4b0³: gap ≈ 2 b0^{3/2},
-    whatever d.  This is the part of the two-neuron gap that comes from the
-    initialisation scale alone.
+        \text{gap} = \frac{\sqrt{2\sum_{\lvert y_i\rvert<2b_0} (b_0 - \lvert y_i\rvert/2)^2}}{\lVert y\rVert}.
+
+    For :math:`y \sim U[-1, 1]` and :math:`b_0 \le 1/2` its mean square is :math:`4b_0^3`:
+    gap :math:`\approx 2b_0^{3/2}`, whatever d.  This is the part of the two-neuron gap that
+    comes from the initialisation scale alone.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels, not all zero.
+    b0 : float
+        The common initial pre-activation :math:`b_0 > 0`.
+
+    Returns
+    -------
+    float
+        The relative gap (dimensionless).
     """
     y = finite_array("y", y, ndim=1)
     if not np.any(y != 0):

@@ -34,7 +34,7 @@ from .._result import result
 from ..validation import finite_array, positive_float
 from .gram import _validated_gram
 
-__all__ = ["FirstOrderLimit", "first_order_limit", "first_order_gap"]
+__all__ = ["first_order_limit", "first_order_gap"]
 
 
 @result
@@ -48,20 +48,22 @@ class FirstOrderLimit:
 
 
 def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
-    r"""The GD limit and w* to first order in the cross-talk ε = K/d - I (see the module docstring).
+    r"""The GD limit and :math:`w^\star` to first order in the cross-talk :math:`\varepsilon = K/d - I`.
+
+    The formulas are those of the module docstring (:mod:`ibcore.relu.perturbation`).
 
     Parameters
     ----------
     K : array of shape (n, n)
-        Gram matrix; d is taken as mean_i K_ii (= ‖λ‖₁ on average).
+        Gram matrix; d is taken as :math:`\mathrm{mean}_i K_{ii}` (:math:`= \lVert\lambda\rVert_1` on average).
     y : array of shape (n,)
         Labels.
     b0 : float
-        Initial pre-activation of the all-active start.
+        Initial pre-activation :math:`b_0` of the all-active start.
 
     Returns
     -------
-    FirstOrderLimit
+    :class:`~ibcore.relu.perturbation.FirstOrderLimit`
         ``gd`` and ``star``: y on the positive labels, the formulas above on the others.
     """
     K = _validated_gram(K)
@@ -82,11 +84,29 @@ def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
 
 
 def first_order_gap(K, y, b0=1.0) -> float:
-    r"""The relative gap ‖w_GD - w*‖/‖w*‖ at first order: √(Σ_{y_i≤0} (β_i^GD - β*_i)² / Σ_{y_i>0} y_i²).
+    r"""The relative gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` at first order in the cross-talk.
 
-    With K ≈ d I, ‖X^T a‖² ≈ ‖K a‖²/d, so the gap is the distance of the
-    pre-activations of :func:`~ibcore.relu.first_order_limit` over the norm of the
-    positive labels.
+    .. math::
+
+        \text{gap} \approx \sqrt{\frac{\sum_{y_i\le 0} (\beta_i^{GD} - \beta^\star_i)^2}{\sum_{y_i>0} y_i^2}}:
+
+    with :math:`K \approx dI`, :math:`\lVert X^\top a\rVert^2 \approx \lVert Ka\rVert^2/d`, so the gap is the
+    distance of the pre-activations of :func:`~ibcore.relu.first_order_limit` over the norm of
+    the positive labels.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Gram matrix.
+    y : array of shape (n,)
+        Labels, at least one positive.
+    b0 : float
+        Initial pre-activation :math:`b_0` of the all-active start.
+
+    Returns
+    -------
+    float
+        The relative gap (dimensionless).
     """
     limit = first_order_limit(K, y, b0)
     y = np.asarray(y, float)

@@ -58,19 +58,23 @@ class _WeightIterate:
 def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
                                   record_every=None, activation="relu",
                                   check_stability=True) -> GDResult:
-    """Reference implementation: the same GD, updating w directly.
+    r"""Reference implementation: the same GD, updating w directly.
 
-    Each step recomputes β = X w and lr∇L = (lr/n) Σ_j s_j Xᵀ D_j r, at
-    O(m n d); α is accumulated alongside only so that the histories can be
-    compared, and the stopping rule uses ‖w‖ and ‖Δw‖ computed in weight space.
+    Each step recomputes :math:`\beta = Xw` and
+    :math:`\eta\nabla_{w_j}L = \frac{\eta}{n}s_jX^\top D_jr`, at :math:`O(mnd)`; α is accumulated
+    alongside only so that the histories can be compared, and the stopping rule uses
+    :math:`\lVert w\rVert` and :math:`\lVert\Delta w\rVert` computed in weight space.
     Use it to check :func:`~ibcore.relu.gradient_descent` (they agree to
-    ~1e-10 relative), not for experiments.
+    :math:`\sim 10^{-10}` relative), not for experiments.
 
     Parameters
     ----------
     X : array of shape (n, d)
+        Features, one example per row.
     y : array of shape (n,)
+        Labels.
     w0 : array of shape (d,) or (m, d)
+        Initial weights; a 1-D array means one neuron.
     {shared}
     """
     X = finite_array("X", X, ndim=2)

@@ -1,5 +1,5 @@
-"""What a GD run returns: :class:`~ibcore.relu.GDResult`, with the recorded states in :class:`~ibcore.relu.GDHistory`,
-and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
+"""What a GD run returns: :class:`~ibcore.relu.results.GDResult`, with the recorded states in
+:class:`~ibcore.relu.results.GDHistory`, and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
 
 ibcore's one result style (CONTRIBUTING.md): frozen dataclasses with named fields;
 counts are ints named ``n_*``, arrays of recorded step indices are named ``step``,
@@ -12,16 +12,16 @@ import numpy as np
 
 from .._result import result
 
-__all__ = ["GDResult", "GDHistory", "InactivePositiveWarning"]
+__all__ = ["InactivePositiveWarning"]
 
 
 class InactivePositiveWarning(UserWarning):
-    """Some example that the network must fit starts inactive on every neuron able to fit it.
+    r"""Some example that the network must fit starts inactive on every neuron able to fit it.
 
     For one neuron (s = +1) these are the positive-label examples with
-    x_i·w_0 ≤ 0; in general, examples i with s_j y_i > 0 for some j but
-    β_{j,i}(0) ≤ 0 for every such j.  A frozen example only moves through the
-    cross-terms K_ik, so GD usually cannot fit it and stops at a
+    :math:`x_i\cdot w_0 \le 0`; in general, examples i with :math:`s_jy_i > 0` for some j but
+    :math:`\beta_{j,i}(0) \le 0` for every such j.  A frozen example only moves through the
+    cross-terms :math:`K_{ik}`, so GD usually cannot fit it and stops at a
     non-global stationary point (the tiny start of chapter 6, our analogue of the paper's Appendix F.2).
     """
 

@@ -13,16 +13,9 @@ import scipy.linalg
 
 from ..validation import finite_array, positive_float, positive_int
 from .features import _as_spectrum
-from .gram import _validated_gram
+from .gram import _features_or_gram, _validated_gram
 
 __all__ = ["stability_bound", "lr_from_contraction", "default_contraction"]
-
-
-def _features_or_gram(X, K):
-    """Exactly one of X and K, validated: (X, None) or (None, K)."""
-    if (X is None) == (K is None):
-        raise ValueError("give exactly one of X (features) and K (Gram matrix)")
-    return (finite_array("X", X, ndim=2), None) if X is not None else (None, _validated_gram(K))
 
 
 def _lambda_max(K) -> float:
@@ -42,15 +35,22 @@ def stability_bound(X=None, *, K=None, m=1) -> float:
     is exactly the condition for GD to be stable on every activation pattern (the
     all-active one attains the bound), and for the identity activation.  The ReLU loss is not smooth across patterns,
     so this is a per-pattern condition, not a global convergence proof.
-    In contraction units, c < 2 mean‖x‖² / (m λ_max(K)) ≈ 2/m for d ≫ n.
+    In contraction units, :math:`c < 2\,\mathrm{mean}\lVert x\rVert^2/(m\,\lambda_{\max}(K)) \approx 2/m`
+    for :math:`d \gg n`.
 
     Parameters
     ----------
     X : array of shape (n, d), optional
+        Features.
     K : array of shape (n, n), optional
-        Exactly one of the features and the Gram matrix.
+        The Gram matrix :math:`K = XX^\top`; give exactly one of ``X`` and ``K``.
     m : int
         Number of neurons.
+
+    Returns
+    -------
+    float
+        The bound on the step size :math:`\eta` (``lr``).
     """
     X, K = _features_or_gram(X, K)
     K = X @ X.T if K is None else K
@@ -83,19 +83,26 @@ def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
 
 
 def lr_from_contraction(c, X=None, *, K=None) -> float:
-    """Step size with per-example contraction ``c``: lr = c n / mean_i ‖x_i‖².
+    r"""Step size with per-example contraction ``c``: :math:`\eta = cn/\mathrm{mean}_i\lVert x_i\rVert^2`.
 
-    An example that is active alone then moves as β ← (1 - c) β + c y.
-    Finite c leaves an O(c) overshoot in the gap (≈ c/√3 on orthogonal data,
-    chapter 1), so the √(n/‖λ‖₁) scaling is only visible while c ≪ √(n/‖λ‖₁):
-    see :func:`~ibcore.relu.default_contraction`.
+    An example that is active alone then moves as :math:`\beta_i \leftarrow (1 - c)\beta_i + cy_i`.
+    Finite c leaves an :math:`O(c)` overshoot in the gap (:math:`\approx c/\sqrt3` on orthogonal
+    data, chapter 1), so the :math:`\sqrt{n/\lVert\lambda\rVert_1}` scaling is only visible while
+    :math:`c \ll \sqrt{n/\lVert\lambda\rVert_1}`: see :func:`~ibcore.relu.default_contraction`.
 
     Parameters
     ----------
-    c : float > 0
+    c : float
+        The contraction, :math:`c > 0` (dimensionless).
     X : array of shape (n, d), optional
+        Features.
     K : array of shape (n, n), optional
-        Exactly one of the features and the Gram matrix.
+        The Gram matrix :math:`K = XX^\top`; give exactly one of ``X`` and ``K``.
+
+    Returns
+    -------
+    float
+        The step size :math:`\eta` (``lr``).
     """
     c = positive_float("c", c)
     X, K = _features_or_gram(X, K)
@@ -107,20 +114,30 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
 
 
 def default_contraction(n, d, *, spectrum=None) -> float:
-    r"""Our default step: c = min(0.01, 0.2·√(n/R₀)) to one significant digit, R₀ = ‖λ‖₁²/‖λ‖₂².
+    r"""Our default step: :math:`c = \min(0.01, 0.2\sqrt{n/R_0})` to one significant digit.
 
-    The overshoot floor c/√3 adds to the gap A√(n/R₀) in quadrature
-    (chapter 3), so with c ≤ 0.2√(n/R₀) and A ≈ 0.5 it moves the gap by at
-    most about 3%.  √(n/R₀) = √n‖λ‖₂/‖λ‖₁ is the cross-talk scale; it is
-    invariant when λ is rescaled (as c is), equals √(n/d) for isotropic data
-    and is at most √(n/‖λ‖₁) when ‖λ‖∞ = 1.  The number of GD steps grows
-    like 1/c.  Rounding to one digit keeps the values readable in tables.
+    Here :math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`. The overshoot floor
+    :math:`c/\sqrt3` adds to the gap :math:`A\sqrt{n/R_0}` in quadrature (chapter 3), so with
+    :math:`c \le 0.2\sqrt{n/R_0}` and :math:`A \approx 0.5` it moves the gap by at most about 3%.
+    :math:`\sqrt{n/R_0} = \sqrt n\lVert\lambda\rVert_2/\lVert\lambda\rVert_1` is the cross-talk scale;
+    it is invariant when λ is rescaled (as c is), equals :math:`\sqrt{n/d}` for isotropic data
+    and is at most :math:`\sqrt{n/\lVert\lambda\rVert_1}` when :math:`\lVert\lambda\rVert_\infty = 1`.
+    The number of GD steps grows like 1/c.  Rounding to one digit keeps the values readable
+    in tables.
 
     Parameters
     ----------
-    n, d : int
-    spectrum : None, str, array or Spectrum
-        As for :func:`~ibcore.relu.sample_features`.
+    n : int
+        Number of examples.
+    d : int
+        Dimension.
+    spectrum : None, str, array or :class:`~ibcore.relu.Spectrum`
+        The covariance spectrum λ, as for :func:`~ibcore.relu.sample_features`.
+
+    Returns
+    -------
+    float
+        The contraction c, to pass to :func:`~ibcore.relu.lr_from_contraction`.
     """
     n = positive_int("n", n)
     spec = _as_spectrum(spectrum, d)

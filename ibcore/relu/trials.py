@@ -26,13 +26,13 @@ import numpy as np
 
 from ..validation import nonnegative_float, positive_float, positive_int
 from .features import Spectrum, sample_features, sample_labels, _validated_sizes
-from .gd import gradient_descent, gradient_descent_gram
+from .gd import gradient_descent
 from .gram import sample_gram
-from .initialisation import all_active_coef, all_active_init
+from .initialisation import all_active_init
 from ._iteration import without_inactive_warning
-from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
+from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relu_teacher_risk,
                       _run_statistics, _slack_statistics)
-from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
+from .min_norm import min_norm_solution, positive_subset_least_squares
 from .orthogonal import orthogonal_stabilisation_step
 from .perturbation import first_order_gap
 from .stability import default_contraction, lr_from_contraction
@@ -62,27 +62,27 @@ def _default_max_steps(c, tol) -> int:
 
 def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None, method="auto",
               tol=1e-12, max_steps=None, rng=None) -> dict:
-    r"""One run of the gap experiment: one neuron from w0 = b0·Xᵀ1/‖λ‖₁, compared with w*.
+    r"""One run of the gap experiment: one neuron from :math:`w_0 = b_0X^\top\mathbb 1/\lVert\lambda\rVert_1`, compared with :math:`w^\star`.
 
     Parameters
     ----------
     n, d : int
         Number of examples and feature dimension.
     b0 : float
-        Initial pre-activation scale: β_i(0) ≈ b0 for every i.
+        Initial pre-activation scale: :math:`\beta_i(0) \approx b_0` for every i.
     c : float, optional
-        Per-example contraction, lr = c n / mean‖x_i‖².  Default
+        Per-example contraction, :math:`\eta = cn/\mathrm{mean}\lVert x_i\rVert^2`.  Default
         :func:`~ibcore.relu.default_contraction`,
-        min(0.01, 0.2·√(n/R₀)) with R₀ = ‖λ‖₁²/‖λ‖₂², so that the O(c)
-        step-size floor c/√3 never dominates the gap.
+        :math:`\min(0.01, 0.2\sqrt{n/R_0})` with :math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`,
+        so that the :math:`O(c)` step-size floor :math:`c/\sqrt3` never dominates the gap.
     spectrum : {"isotropic", "spiked", "power_law"}
         Covariance profile (a name, so that it can be a sweep column).
     spectrum_param : float, optional
         Its parameter (see :meth:`~ibcore.relu.Spectrum.named`).
     method : {"auto", "gram", "features"}
         ``"gram"`` draws K with ``sample_gram`` and runs
-        ``gradient_descent_gram``; ``"features"`` draws X and runs the
-        X-based code; ``"auto"`` uses ``"gram"`` when n·d > 2·10⁶.
+        ``gradient_descent`` given ``K``; ``"features"`` draws X and runs the
+        X-based code; ``"auto"`` uses ``"gram"`` when :math:`nd > 2\cdot10^6`.
     tol : float
         Stopping tolerance of GD.
     max_steps : int, optional
@@ -94,14 +94,15 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     Returns
     -------
     dict of scalars
-        ``gap`` = ‖w_GD - w*‖/‖w*‖; ``gap_scaled`` = gap/√(n/r₀), the
-        abstract's √(n/‖λ‖₁) under the normalisation ‖λ‖∞ = 1 (r₀ =
-        ‖λ‖₁/‖λ‖∞, :attr:`~ibcore.relu.Spectrum.r0`; = gap/√(n/d) for
-        isotropic data); ``gap_scaled_R0`` = gap/√(n/R₀) = gap/(√n ‖λ‖₂/‖λ‖₁),
+        ``gap`` :math:`= \lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert`; ``gap_scaled`` = gap
+        :math:`/\sqrt{n/r_0}`, the abstract's :math:`\sqrt{n/\lVert\lambda\rVert_1}` under the
+        normalisation :math:`\lVert\lambda\rVert_\infty = 1` (:math:`r_0 = \lVert\lambda\rVert_1/\lVert\lambda\rVert_\infty`,
+        :attr:`~ibcore.relu.Spectrum.r0`; = gap :math:`/\sqrt{n/d}` for isotropic data);
+        ``gap_scaled_R0`` = gap :math:`/\sqrt{n/R_0}` = gap :math:`/(\sqrt n\lVert\lambda\rVert_2/\lVert\lambda\rVert_1)`,
         the cross-talk scale; ``first_order_gap``
         (:func:`~ibcore.relu.first_order_gap` for this draw); ``c_used``,
-        ``loss_excess`` = L(w_T) - L_min (> 0 when GD stalled),
-        ``inactive_at_init`` (positive-label examples with β_i(0) ≤ 0),
+        ``loss_excess`` :math:`= L(w_T) - L_{\min}` (> 0 when GD stalled),
+        ``inactive_at_init`` (positive-label examples with :math:`\beta_i(0) \le 0`),
         ``success`` (converged with every positive label fitted to
         ``_fit_threshold``), and those of
         ``_fit_statistics`` and
@@ -126,10 +127,11 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     run = dict(tol=tol, max_steps=max_steps, record_every=None)
     if method == "gram":
         K = sample_gram(n, d, spectrum=spec, rng=rng)
-        alpha0 = all_active_coef(K, b0=b0, trace=spec.trace)
-        res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), **run)
-        star = min_norm_solution_gram(K, y)
-        gap = relative_gap_gram(K, res.coef, star.nu)
+        alpha0 = all_active_init(K=K, b0=b0, trace=spec.trace)
+        res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0,
+                                       lr=lr_from_contraction(c, K=K), **run)
+        star = min_norm_solution(K=K, y=y)
+        gap = relative_gap(res.coef, star.nu, K=K)
         beta0 = K @ alpha0
     else:
         X = sample_features(n, d, spectrum=spec, rng=rng)
@@ -155,41 +157,44 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
 
 
 def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps=100_000, rng=None) -> dict:
-    """One neuron from the all-active start: the structure of w* and how GD's activation pattern settles.
+    r"""One neuron from the all-active start: the structure of w* and how GD's activation pattern settles.
 
     The chapters on the setting and on one neuron measure, on one draw of
     the data: how many negative-label constraints of the min-norm solution
-    w* are strictly inactive, how far the GD limit is from w* and from the
-    positive-subset least-squares solution w_PLS, and when the activation
-    pattern stops changing.
+    :math:`w^\star` are strictly inactive, how far the GD limit is from :math:`w^\star` and
+    from the positive-subset least-squares solution :math:`w_{PLS}`, and when the
+    activation pattern stops changing.
 
-    Setup (our reconstruction): labels y_i ~ U[-1, 1] (drawn first), then
-    K; w0 = b0·Xᵀ1/d, lr = c n / mean‖x‖², GD from the Gram matrix alone.
-    ``data="gaussian"`` draws K = X Xᵀ for isotropic Gaussian features
-    (:func:`~ibcore.relu.sample_gram`); ``data="orthogonal"`` uses
-    K = d·I_n exactly, the Gram matrix of
+    Setup (our reconstruction): labels :math:`y_i \sim U[-1, 1]` (drawn first), then
+    K; :math:`w_0 = b_0X^\top\mathbb 1/d`, :math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`, GD from
+    the Gram matrix alone. ``data="gaussian"`` draws :math:`K = XX^\top` for isotropic
+    Gaussian features (:func:`~ibcore.relu.sample_gram`); ``data="orthogonal"`` uses
+    :math:`K = dI_n` exactly, the Gram matrix of
     :func:`~ibcore.relu.orthogonal_features` (the Boursier et al.
     control).
 
     Parameters
     ----------
     n, d : int
-        Number of examples and feature dimension (d ≥ n).
+        Number of examples and feature dimension (:math:`d \ge n`).
     data : {"gaussian", "orthogonal"}
+        The data model.
     b0 : float
-        Initial pre-activation.
+        Initial pre-activation :math:`b_0`.
     c : float
-        Per-example contraction (lr = c n / mean‖x‖²).
+        Per-example contraction (:math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`).
     tol, max_steps : float, int
-        Passed to :func:`~ibcore.relu.gradient_descent_gram`.
+        Passed to :func:`~ibcore.relu.gradient_descent` (given ``K``).
     rng : None, int or numpy.random.Generator
+        Draws the labels, then K.
 
     Returns
     -------
     dict of scalars
-        ``gap`` = ‖w_GD - w*‖/‖w*‖, ``gap_scaled`` = gap/√(n/d),
-        ``gap_over_c`` = gap/c, ``gap_to_pls`` = ‖w_GD - w_PLS‖/‖w_PLS‖,
-        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖, those of
+        ``gap`` :math:`= \lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert`, ``gap_scaled`` = gap
+        :math:`/\sqrt{n/d}`, ``gap_over_c`` = gap/c, ``gap_to_pls``
+        :math:`= \lVert w_{GD} - w_{PLS}\rVert/\lVert w_{PLS}\rVert`, ``pls_to_star``
+        :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`, those of
         ``_slack_statistics`` (``strictly_inactive``,
         ``pls_violations``, ``pls_predicts_slack``), ``negatives_exactly_zero``
         (every y_i < 0 ends with σ(x_i·w_T) == 0.0 exactly),
@@ -211,20 +216,20 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
 
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng) if data == "gaussian" else float(d) * np.eye(n)
-    alpha0 = all_active_coef(K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
-    res = without_inactive_warning(gradient_descent_gram, K, y, alpha0, lr=lr_from_contraction(c, K=K), tol=tol,
-                 max_steps=max_steps, record_every=None)
-    star = min_norm_solution_gram(K, y)
-    pls = positive_subset_least_squares_gram(K, y)
+    alpha0 = all_active_init(K=K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
+    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K),
+                                   tol=tol, max_steps=max_steps, record_every=None)
+    star = min_norm_solution(K=K, y=y)
+    pls = positive_subset_least_squares(K=K, y=y)
     pos, neg = y > 0, y < 0
-    gap = relative_gap_gram(K, res.coef, star.nu)
+    gap = relative_gap(res.coef, star.nu, K=K)
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
         "gap_scaled": gap / float(np.sqrt(n / d)),
         "gap_over_c": gap / c,
-        "gap_to_pls": relative_gap_gram(K, res.coef, pls.nu),
-        "pls_to_star": relative_gap_gram(K, pls.nu, star.nu),
+        "gap_to_pls": relative_gap(res.coef, pls.nu, K=K),
+        "pls_to_star": relative_gap(pls.nu, star.nu, K=K),
         **_slack_statistics(y, star, pls),
         "negatives_exactly_zero": bool(np.all(np.maximum(res.beta[neg], 0.0) == 0.0)),
         "positives_always_active": bool(np.all(res.beta[pos] > 0) and np.all(res.last_change[pos] == 0)
@@ -238,38 +243,48 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
 
 
 def structure_trial(*, n, d, rng=None) -> dict:
-    """The structure of the min-norm solution w* on one draw, without running GD (cheap: O(n³)).
+    r"""The structure of the min-norm solution :math:`w^\star` on one draw, without running GD (cheap: :math:`O(n^3)`).
 
-    Labels y ~ U[-1, 1] first, then K for isotropic Gaussian features, then
-    w* and the positive-subset fit w_PLS from their exact dual solves.
+    Labels :math:`y_i \sim U[-1, 1]` first, then K for isotropic Gaussian features, then
+    :math:`w^\star` and the positive-subset fit :math:`w_{PLS}` from their exact dual solves.
+
+    Parameters
+    ----------
+    n, d : int
+        Number of examples and dimension (:math:`d \ge n`).
+    rng : None, int or numpy.random.Generator
+        Draws the labels, then K.
 
     Returns
     -------
     dict
-        Those of ``_slack_statistics``
-        (``strictly_inactive``, ``pls_violations``, ``pls_predicts_slack``) and
-        ``pls_to_star`` = ‖w_PLS - w*‖/‖w*‖.
+        ``strictly_inactive`` (fraction of the negative-label constraints with
+        :math:`x_i\cdot w^\star < 0`), ``pls_violations`` (fraction of negative labels with
+        :math:`x_i\cdot w_{PLS} > 0`), ``pls_predicts_slack`` (bool) and ``pls_to_star``
+        :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`.
     """
     n, d = _validated_sizes(n, d)
     rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
-    star = min_norm_solution_gram(K, y)
-    pls = positive_subset_least_squares_gram(K, y)
-    return {**_slack_statistics(y, star, pls), "pls_to_star": relative_gap_gram(K, pls.nu, star.nu)}
+    star = min_norm_solution(K=K, y=y)
+    pls = positive_subset_least_squares(K=K, y=y)
+    return {**_slack_statistics(y, star, pls), "pls_to_star": relative_gap(pls.nu, star.nu, K=K)}
 
 
 def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=None, rng=None) -> dict:
     r"""Test error of the GD neuron and of w* when the labels come from a teacher.
 
     Data model (ours, for this experiment only): isotropic Gaussian x, a
-    teacher direction θ uniform on the sphere with ‖θ‖² = 1/3 (so that
-    y = θ·x has the variance of U[-1, 1]), labels y_i = θ·x_i + √Δ ξ_i.
-    One neuron runs GD from w0 = b0·Xᵀ1/d; w* is the min-norm global
-    minimiser.  Each is scored against the best ReLU response to the
-    teacher, R(w) = E_x (σ(w·x) - σ(θ·x))², in closed form
-    (:func:`~ibcore.relu.relu_teacher_risk`).  Since √R is
-    1-Lipschitz in w, ∣√R(w_GD) - √R(w*)∣ ≤ ‖w_GD - w*‖ = gap·‖w*‖.
+    teacher direction θ uniform on the sphere with :math:`\lVert\theta\rVert^2 = 1/3` (so that
+    :math:`y = \theta\cdot x` has the variance of U[-1, 1]), labels
+    :math:`y_i = \theta\cdot x_i + \sqrt\Delta\,\xi_i`. One neuron runs GD from
+    :math:`w_0 = b_0X^\top\mathbb 1/d`; :math:`w^\star` is the min-norm global minimiser.
+    Each is scored against the best ReLU response to the teacher,
+    :math:`\mathcal R(w) = E_x(\sigma(w\cdot x) - \sigma(\theta\cdot x))^2`, in closed form
+    (:func:`~ibcore.relu.relu_teacher_risk`).  Since :math:`\sqrt{\mathcal R}` is 1-Lipschitz in w,
+    :math:`\lvert\sqrt{\mathcal R(w_{GD})} - \sqrt{\mathcal R(w^\star)}\rvert \le \lVert w_{GD} - w^\star\rVert
+    = \text{gap}\cdot\lVert w^\star\rVert`.
 
     Parameters
     ----------
@@ -278,17 +293,18 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     b0, c, tol, max_steps
         As in :func:`~ibcore.relu.gap_trial` (isotropic data).
     noise : float
-        Variance Δ ≥ 0 of the label noise, as everywhere in ibcore (Part II's
-        convention: y = f(x) + √Δ ξ with ξ ~ N(0, 1)).
+        Variance :math:`\Delta \ge 0` of the label noise, as everywhere in ibcore (Part II's
+        convention: :math:`y = f(x) + \sqrt\Delta\,\xi` with :math:`\xi \sim N(0, 1)`).
     rng : None, int or numpy.random.Generator
         Draws θ, then X, then the noise.
 
     Returns
     -------
     dict of scalars
-        ``gap`` (relative), ``distance`` = ‖w_GD - w*‖, ``risk_gd``,
-        ``risk_star``, ``risk_null`` = R(0) = ‖θ‖²/2 (predicting 0),
-        ``root_risk_difference`` = ∣√R(w_GD) - √R(w*)∣ (at most ``distance``),
+        ``gap`` (relative), ``distance`` :math:`= \lVert w_{GD} - w^\star\rVert`, ``risk_gd``,
+        ``risk_star``, ``risk_null`` :math:`= \mathcal R(0) = \lVert\theta\rVert^2/2` (predicting 0),
+        ``root_risk_difference`` :math:`= \lvert\sqrt{\mathcal R(w_{GD})} - \sqrt{\mathcal R(w^\star)}\rvert`
+        (at most ``distance``),
         ``success`` and the run statistics.
     """
     n, d = _validated_sizes(n, d)

@@ -53,7 +53,7 @@ def test_hessian_matches_finite_differences():
 
 
 @pytest.mark.parametrize("kind", ["zero", "plateau", "zero_loss"])
-@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (4, 1, 8), (2, 2, 7), (5, 3, 10)])
+@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (4, 1, 8), (2, 2, 7), (5, 3, 10), (3, 2, 5)])
 def test_spectrum_matches_the_table(kind, p, p_star, N):
     W, W_star = q.critical_point(kind, p, p_star, N, rng=p * N)
     np.testing.assert_allclose(W_star @ W_star.T / N, np.eye(p_star), atol=1e-12)
@@ -93,3 +93,27 @@ def test_group_spectrum():
     np.testing.assert_array_equal(mults, [1, 2, 2])
     with pytest.raises(ValueError, match="tol"):
         q.group_spectrum([1.0], tol=0)
+
+
+def test_reference_points_are_reproducible_from_the_seed():
+    for kind in ("plateau", "zero_loss"):
+        a, b, c = (q.critical_point(kind, 3, 2, 9, rng=seed).W for seed in (5, 5, 6))
+        np.testing.assert_array_equal(a, b)
+        assert np.abs(a - c).max() > 0.1
+
+
+def test_dense_hessian_size_limit(monkeypatch):
+    """The limit is on p*N (at the real limit, 8000, the matrix alone is 512 MB)."""
+    from ibcore.quadratic import hessian
+
+    monkeypatch.setattr(hessian, "_MAX_HESSIAN_SIZE", 12)
+    assert q.population_hessian(*_generic_point(3, 2, 4)).shape == (12, 12)  # p*N = 12 is allowed
+    with pytest.raises(ValueError, match=r"W has p\*N = 15 entries, too many for a dense Hessian \(limit 12\)"):
+        q.population_hessian(*_generic_point(3, 2, 5))
+
+
+def test_group_spectrum_default_tol_and_boundary():
+    np.testing.assert_array_equal(q.group_spectrum([0.0, 5e-7, 1.0, 1.0 + 2e-6]).multiplicities, [2, 1, 1])
+    np.testing.assert_array_equal(q.group_spectrum([0.0, 0.5, 1.0], tol=0.5).multiplicities, [3])  # gaps = tol
+    with pytest.raises(ValueError, match=r"eigvals must have 1 dimension"):
+        q.group_spectrum(np.eye(2))

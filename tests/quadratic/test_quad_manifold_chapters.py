@@ -29,7 +29,7 @@ def test_teacher_directions_are_the_negative_eigenvectors(p, p_star, N):
     np.testing.assert_allclose(D @ H0, -2.0 / p * (1 + 2.0 / p_star) * D, atol=1e-12)
 
 
-@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (5, 1, 8), (2, 2, 6), (4, 2, 10)])
+@pytest.mark.parametrize("p,p_star,N", [(3, 2, 9), (5, 1, 8), (2, 2, 6), (4, 2, 10), (1, 1, 5)])
 def test_zero_modes_split_into_tangent_and_marginal(p, p_star, N):
     W, W_star = q.critical_point("zero_loss", p, p_star, N, rng=2)
     tangent, marginal = q.zero_mode_directions(W, W_star)
@@ -38,7 +38,7 @@ def test_zero_modes_split_into_tangent_and_marginal(p, p_star, N):
     B = np.vstack([tangent, marginal])
     np.testing.assert_allclose(B @ B.T, np.eye(B.shape[0]), atol=1e-12)
     H = q.population_hessian(W, W_star)
-    assert np.abs(B @ H).max() < 1e-12
+    assert np.abs(B @ H).max(initial=0) < 1e-12  # p = 1: no zero mode at all
     # together they span the whole null space of the Hessian
     ev, V = np.linalg.eigh(H)
     null = V[:, np.abs(ev) < 1e-8]
@@ -68,3 +68,10 @@ def test_zero_mode_directions_validation():
         q.zero_mode_directions(W[:1], W_star)
     with pytest.raises(ValueError, match="^p "):
         q.teacher_directions(0, W_star)
+    with pytest.raises(ValueError, match="^W_star must have 2 dimension"):
+        q.teacher_directions(2, W_star[0])
+    with pytest.raises(ValueError, match="W_star must have full row rank"):
+        q.teacher_directions(2, np.vstack([W_star[0], 2 * W_star[0]]))
+    W, W_star = q.critical_point("zero_loss", 3, 2, 9, rng=0)
+    with pytest.raises(ValueError, match="W_star must be an orthonormal teacher"):
+        q.zero_mode_directions(W, W_star * (1 + 1e-4))  # T = (1 + 2e-4) I

@@ -26,6 +26,26 @@ def test_rhs_is_built_from_the_moments(noise):
                                rtol=1e-12, atol=1e-12)
     dQ_gf, dR_gf = q.ode_rhs(Q, R, T)
     np.testing.assert_allclose(dQ_gf, -4 * m_Q, rtol=1e-12, atol=1e-12)
+    if not noise:  # the default is no label noise
+        np.testing.assert_allclose(q.ode_rhs(Q, R, T, lr=lr).dQ, dQ, rtol=1e-12, atol=1e-12)
+
+
+def test_risk_falls_along_gradient_flow_at_minus_p_times_the_squared_gradient():
+    """dε/dt' = ∇_Uε · dU/dt' = -p‖∇_Uε‖², both sides by central differences of the closed-form
+    risk: along the ODEs' (dQ, dR) on the left, in each weight on the right (∇_U = √N ∇_W)."""
+    rng = np.random.default_rng(3)
+    p, p_star, N, h = 3, 2, 6, 1e-5
+    W, W_star = rng.standard_normal((p, N)), rng.standard_normal((p_star, N))
+    Q, R, T = q.overlaps(W, W_star)
+    dQ, dR = q.ode_rhs(Q, R, T)
+    rate = (q.population_risk(Q + h * dQ, R + h * dR, T) - q.population_risk(Q - h * dQ, R - h * dR, T)) / (2 * h)
+    risk = lambda V: q.population_risk(*q.overlaps(V, W_star))  # noqa: E731
+    grad_W = np.zeros_like(W)
+    for idx in np.ndindex(*W.shape):
+        E = np.zeros_like(W)
+        E[idx] = h
+        grad_W[idx] = (risk(W + E) - risk(W - E)) / (2 * h)
+    assert rate < 0 and rate == pytest.approx(-p * N * np.sum(grad_W**2), rel=1e-7)
 
 
 def test_gradient_flow_part_is_population_gradient_flow():

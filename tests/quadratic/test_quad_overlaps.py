@@ -121,5 +121,18 @@ def test_phi_and_risk_equal_the_exact_wick_sum(p, p_star, noise):
     phi = np.array([[sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b, i, j])
                          for a in range(k) for b in range(k)) for j in range(p)] for i in range(p)])
     np.testing.assert_allclose(phi + noise * Q, phi_matrix(Q, R, T, noise), rtol=1e-12, atol=1e-12)
+    if not noise:  # the default is no label noise
+        np.testing.assert_allclose(phi, phi_matrix(Q, R, T), rtol=1e-12, atol=1e-12)
     risk = 0.5 * sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b]) for a in range(k) for b in range(k))
     assert risk + noise / 2 == pytest.approx(population_risk(Q, R, T, noise), rel=1e-12)
+
+
+def test_gaussian_moment_refuses_an_asymmetric_covariance_but_not_rounding():
+    from ibcore.quadratic import gaussian_moment
+
+    C = np.array([[1.0, 0.3], [0.3 + 1e-9, 2.0]])
+    with pytest.raises(ValueError, match="cov must be a symmetric square matrix"):
+        gaussian_moment(C, [0, 1])
+    C = 1e4 * np.array([[1.0, 0.3], [0.3, 2.0]])
+    C[1, 0] += 1e-9  # relative 3e-13: rounding of a product of matrices
+    assert gaussian_moment(C, [0, 1]) == pytest.approx(3e3)

@@ -107,3 +107,22 @@ def test_sgd_tracks_the_second_order_ode():
     assert right < 0.02
     assert gradient_flow > 2 * right and gradient_flow > 0.02
     assert wrong_lr > 0.05
+
+
+def test_sgd_runs_its_products_on_one_blas_thread():
+    """Inside the simulator BLAS is limited to one thread, and the setting is restored after."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    controller = threadpoolctl.ThreadpoolController()
+    blas = controller.select(user_api="blas")
+    if not blas.lib_controllers:
+        pytest.skip("no BLAS library found by threadpoolctl")
+
+    def threads():
+        found = threadpoolctl.ThreadpoolController().select(user_api="blas")
+        return [lib.num_threads for lib in found.lib_controllers]
+
+    before = [lib.num_threads for lib in blas.lib_controllers]
+    with q.sgd._one_blas_thread():
+        inside = threads()
+    after = threads()
+    assert inside == [1] * len(before) and after == before

@@ -23,6 +23,16 @@ def _nan(a):
     (lambda: q.population_risk(Q0, R0, np.eye(3)), "T"),
     (lambda: q.population_risk(Q0, R0, noise=-1.0), "noise"),
     (lambda: q.phi_matrix(Q0, _nan(R0)), "R"),
+    (lambda: q.phi_matrix(Q0, R0, noise=-1.0), "noise"),
+    # one set of overlaps per call: with a time axis, np.trace and @ would mix the times
+    (lambda: q.phi_matrix(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
+    (lambda: q.moments._error_first_moments(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
+    (lambda: q.gaussian_moment(np.ones(3), [0, 0]), "cov"),
+    (lambda: q.gaussian_moment([[np.nan]], [0, 0]), "cov"),
+    (lambda: q.wick_pairings(-2), "n"),
+    (lambda: q.ode_rhs(Q0, R0, noise=-1.0), "noise"),
+    (lambda: q.ode_rhs(Q0 + np.triu(np.ones((3, 3)), 1), R0), "Q"),  # the ODEs keep Q symmetric
+    (lambda: q.ode_rhs(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
 ])
 def test_overlap_functions(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):

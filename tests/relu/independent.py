@@ -21,6 +21,21 @@ def plain_gd(X, y, w0, lr, *, tol, max_steps=1_000_000):
     raise AssertionError("plain_gd: no convergence")
 
 
+def plain_gd_network(X, y, W0, signs, lr, steps, *, relu=True):
+    """Every iterate W_0, ..., W_steps of GD on (1/2n) Σ_i (Σ_j s_j σ(w_j·x_i) - y_i)², in weight
+    space, with σ'(0) = 0 (a pre-activation exactly 0 is inactive); σ = identity if not relu."""
+    n = X.shape[0]
+    W, s = np.array(W0, dtype=float), np.asarray(signs, dtype=float)
+    out = [W.copy()]
+    for _ in range(steps):
+        B = W @ X.T
+        H, D = (np.maximum(B, 0), B > 0) if relu else (B, np.ones(B.shape))
+        r = s @ H - y
+        W = W - lr / n * (s[:, None] * D * r) @ X
+        out.append(W.copy())
+    return np.array(out)
+
+
 def min_norm_qp(X, y):
     """The min-norm global minimiser of the one-neuron loss, min ½‖w‖² subject to x_i·w = y_i
     (y_i > 0) and x_i·w ≤ 0 (y_i ≤ 0), through its dual solved by SciPy's L-BFGS-B (ibcore

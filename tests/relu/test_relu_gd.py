@@ -6,6 +6,8 @@ import pytest
 
 import ibcore.relu as R
 
+from .independent import plain_gd_network
+
 
 def rel(a, b):
     return np.linalg.norm(np.asarray(a) - np.asarray(b)) / np.linalg.norm(b)
@@ -60,9 +62,9 @@ def test_primal_dual_matches_weight_space_general_m(problem):
 def test_gram_entry_point_matches_feature_entry_point(problem):
     X, y, _, lr = problem
     K = X @ X.T
-    alpha0 = R.all_active_coef(K, trace=X.shape[1])
+    alpha0 = R.all_active_init(K=K, trace=X.shape[1])
     res_x = R.gradient_descent(X, y, alpha0 @ X, lr=lr)
-    res_k = R.gradient_descent_gram(K, y, alpha0, lr=lr)
+    res_k = R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=lr)
     assert res_k.w is None and res_x.coef is None
     assert res_k.n_steps == res_x.n_steps
     assert rel(res_k.coef @ X, res_x.w) < 1e-10
@@ -73,6 +75,7 @@ def test_tol_zero_runs_exactly_max_steps(problem):
     X, y, w0, lr = problem
     res = R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=10)
     assert res.n_steps == 37 and not res.success
+    assert res.message == "stopped at the step budget max_steps = 37 (tol = 0 runs every step)"
     np.testing.assert_array_equal(res.history.step, [0, 10, 20, 30, 37])
     end_only = R.gradient_descent(X, y, w0, lr=lr, max_steps=37, tol=0, record_every=None).history
     np.testing.assert_array_equal(end_only.step, [37])  # only the end state
@@ -94,6 +97,21 @@ def test_stopping_criterion_is_the_documented_one(problem):
 
     T = res.n_steps
     assert res.success and ratio(T - 1) <= tol < ratio(T - 2)
+    assert res.message == f"the step length fell below tol = 1e-06 times the weights' norm after {T} GD steps"
+    short = R.gradient_descent(X, y, w0, lr=lr, tol=tol, max_steps=T - 1)
+    assert not short.success and short.message == f"stopped at the step budget max_steps = {T - 1}"
+
+
+def test_a_stationary_start_stops_after_one_step_unless_tol_is_zero(problem):
+    """w0 = 0 is a stationary point (σ'(0) = 0): the first step has length exactly 0, which is
+    ≤ tol·‖w_1‖ = 0 for any tol > 0; tol = 0 still runs every step, as documented."""
+    X, y, _, lr = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", R.InactivePositiveWarning)
+        stop = R.gradient_descent(X, y, np.zeros(X.shape[1]), lr=lr, max_steps=5)
+        run = R.gradient_descent(X, y, np.zeros(X.shape[1]), lr=lr, max_steps=5, tol=0)
+    assert stop.success and stop.n_steps == 1 and not run.success and run.n_steps == 5
+    assert np.all(run.w == 0)
 
 
 def test_identity_activation_gives_classical_min_norm_interpolator():
@@ -129,6 +147,15 @@ def test_negative_labels_end_exactly_at_zero_and_freeze(problem):
     assert np.linalg.norm(off_span) / np.linalg.norm(res.w) < 1e-10
 
 
+def recount_patterns(act):
+    """From the patterns 1{β_t > 0} of every step (leading axis t): the last step at which each
+    entry changed (0 if never) and how many times it switched back to active."""
+    changed = act[1:] != act[:-1]
+    last = np.where(changed.any(axis=0), act.shape[0] - 1 - np.argmax(changed[::-1], axis=0), 0)
+    ever_before = np.maximum.accumulate(act, axis=0)[:-1]
+    return last, (~act[:-1] & act[1:] & ever_before).sum(axis=0)  # only switches *back* to active
+
+
 @pytest.mark.parametrize("init", ["all_active", "gaussian"])
 def test_pattern_bookkeeping_matches_a_recount_of_the_history(problem, init):
     X, y, _, _ = problem
@@ -138,12 +165,10 @@ def test_pattern_bookkeeping_matches_a_recount_of_the_history(problem, init):
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
         res = R.gradient_descent(X, y, w0, lr=R.lr_from_contraction(0.01, X), record_every=1)
     act = res.history.active
-    changed = act[1:] != act[:-1]
-    last = np.where(changed.any(axis=0), act.shape[0] - 1 - np.argmax(changed[::-1], axis=0), 0)
-    ever_before = np.maximum.accumulate(act, axis=0)[:-1]
-    react = (~act[:-1] & act[1:] & ever_before).sum(axis=0)  # only switches *back* to active
+    last, react = recount_patterns(act)
     assert react.sum() > 0
     if init == "gaussian":  # some examples switch on for the first time: not re-activations
+        ever_before = np.maximum.accumulate(act, axis=0)[:-1]
         assert (~act[:-1] & act[1:] & ~ever_before).any()
     np.testing.assert_array_equal(res.last_change, last)
     np.testing.assert_array_equal(res.reactivations, react)
@@ -191,3 +216,54 @@ def test_tiny_initialisation_can_stall(problem):
         tiny = R.gradient_descent(X, y, R.initialisation._tiny_init(X, trace=100), lr=lr, record_every=None)
         stalled += tiny.loss > l_min + 1e-6
     assert stalled >= 1
+
+
+@pytest.mark.parametrize("entry", ["features", "gram"])
+@pytest.mark.parametrize("activation", ["relu", "identity"])
+def test_network_gd_is_plain_weight_space_gd(entry, activation):
+    """Three neurons of mixed signs, one of them starting at w = 0, against GD written out in numpy
+    (tests/relu/independent.py): every returned array, the recorded history and the pattern
+    bookkeeping. With σ'(0) = 0 the ReLU neuron at 0 never moves (β stays exactly 0, inactive)."""
+    n, d, T, k = 12, 30, 150, 40
+    X = R.sample_features(n, d, rng=21)
+    y = np.random.default_rng(22).uniform(-1, 1, n)
+    A0 = np.vstack([np.random.default_rng(23).normal(0, 0.2, n), np.full(n, 0.3), np.zeros(n)])
+    W0, signs = A0 @ X, np.array([1.0, -1.0, 1.0])
+    lr = 0.5 * R.stability_bound(X, m=3)
+    run = dict(lr=lr, signs=signs, max_steps=T, tol=0, record_every=k, activation=activation)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", R.InactivePositiveWarning)
+        data = dict(X=X, w0=W0) if entry == "features" else dict(K=X @ X.T, alpha0=A0)
+        res = R.gradient_descent(y=y, **data, **run)
+    relu = activation == "relu"
+    W = plain_gd_network(X, y, W0, signs, lr, T, relu=relu)
+    B = W @ X.T
+    H = np.maximum(B, 0) if relu else B
+    loss = np.sum((np.einsum("j,tjn->tn", signs, H) - y) ** 2, axis=1) / (2 * n)
+    w_end = res.w if entry == "features" else res.coef @ X
+    assert rel(w_end, W[-1]) < 1e-10 and rel(res.beta, B[-1]) < 1e-10
+    assert rel(res.alpha @ X, W[-1] - W0) < 1e-10  # w_T = w_0 + Xᵀα_T
+    assert rel(res.predictions, signs @ H[-1]) < 1e-10
+    assert res.loss == pytest.approx(loss[-1], rel=1e-9, abs=1e-12 * loss[0])
+    assert res.n_steps == T and not res.success and res.lr == lr and res.activation == activation
+    h, at = res.history, [0, 40, 80, 120, 150]
+    np.testing.assert_array_equal(h.step, at)
+    assert h.beta.shape == h.alpha.shape == h.active.shape == (5, 3, n)
+    assert rel(h.beta, B[at]) < 1e-10 and rel(h.alpha @ X, W[at] - W0) < 1e-10
+    np.testing.assert_allclose(h.loss, loss[at], rtol=1e-9, atol=1e-12 * loss[0])
+    assert h.active.dtype == bool and res.last_change.dtype.kind == res.reactivations.dtype.kind == "i"
+    if relu:
+        np.testing.assert_array_equal(h.active, B[at] > 0)
+        assert np.all(W[:, 2] == 0) and np.all(res.beta[2] == 0) and not h.active[:, 2].any()
+        last, react = recount_patterns(B > 0)
+        assert last.max() > 0 and react.sum() > 0
+    else:
+        assert h.active.all()
+        last, react = np.zeros((3, n), int), np.zeros((3, n), int)
+    np.testing.assert_array_equal(res.last_change, last)
+    np.testing.assert_array_equal(res.reactivations, react)
+
+
+@pytest.mark.parametrize("gd", [R.gradient_descent, R.gradient_descent_weight_space])
+def test_shared_parameters_are_in_every_entry_points_docstring(gd):
+    assert "{shared}" not in gd.__doc__ and "record_every : int or None" in gd.__doc__

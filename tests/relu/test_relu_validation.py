@@ -7,6 +7,7 @@ import pytest
 
 import ibcore.relu as R
 from ibcore import DivergenceError
+from ibcore.relu._iteration import without_inactive_warning
 
 
 @pytest.fixture
@@ -35,7 +36,8 @@ def nan_at(a, idx, value=np.nan):
     (lambda X, y, w0, lr: dict(y=nan_at(y, 1, np.inf)), r"y must be finite"),
     (lambda X, y, w0, lr: dict(w0=w0[:-1]), r"w0 must have shape \(40,\)"),
     (lambda X, y, w0, lr: dict(w0=np.ones((2, 39))), r"w0 must have shape \(\*, 40\)"),
-    (lambda X, y, w0, lr: dict(w0=np.ones((1, 2, 40))), r"w0 must have 1 or 2 dimension"),
+    (lambda X, y, w0, lr: dict(w0=np.ones((1, 2, 40))),
+     r"w0 must have 1 or 2 dimension\(s\), got array of shape \(1, 2, 40\)"),
     (lambda X, y, w0, lr: dict(w0=nan_at(w0, 5)), r"w0 must be finite"),
     (lambda X, y, w0, lr: dict(lr=0.0), r"lr must be a positive finite number, got 0.0"),
     (lambda X, y, w0, lr: dict(lr=-lr), r"lr must be a positive"),
@@ -67,13 +69,31 @@ def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn,
 def test_gram_entry_point_validates_K(small, K_fn, match):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=match):
-        R.gradient_descent_gram(K_fn(X @ X.T), y, np.full(6, 1 / 40), lr=lr)
+        R.gradient_descent(K=K_fn(X @ X.T), y=y, alpha0=np.full(6, 1 / 40), lr=lr)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda X, y: R.gradient_descent(X, y, np.ones(X.shape[1]), K=X @ X.T, lr=1.0), r"exactly one of .* got both"),
+    (lambda X, y: R.gradient_descent(y=y, alpha0=np.ones(6), lr=1.0), r"exactly one of .* got neither"),
+    (lambda X, y: R.gradient_descent(X, y, alpha0=np.ones(6), lr=1.0), r"alpha0 goes with K;"),
+    (lambda X, y: R.gradient_descent(K=X @ X.T, y=y, w0=np.ones(X.shape[1]), lr=1.0), r"w0 goes with the features"),
+    (lambda X, y: R.gradient_descent(X, y, lr=1.0), r"w0 is required"),
+    (lambda X, y: R.min_norm_solution(X, y, K=X @ X.T), r"exactly one of .* got both"),
+    (lambda X, y: R.min_norm_solution(K=X @ X.T), r"y \(the labels\) is required"),
+    (lambda X, y: R.min_norm_pair(y=y), r"exactly one of .* got neither"),
+    (lambda X, y: R.all_active_init(X, K=X @ X.T), r"exactly one of .* got both"),
+    (lambda X, y: R.disjoint_init(K=X @ X.T), r"assignment is required"),
+])
+def test_features_or_gram_entry_points_name_what_is_wrong(small, call, match):
+    X, y, _, _ = small
+    with pytest.raises(ValueError, match=match):
+        call(X, y)
 
 
 def test_gram_entry_point_validates_alpha0(small):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=r"alpha0 must have shape \(6,\)"):
-        R.gradient_descent_gram(X @ X.T, y, np.ones(5), lr=lr)
+        R.gradient_descent(K=X @ X.T, y=y, alpha0=np.ones(5), lr=lr)
 
 
 @pytest.mark.parametrize("gd", GD_FUNCS)
@@ -111,6 +131,32 @@ def test_inactive_negative_example_on_the_negative_neuron_warns(small):
         R.gradient_descent(X, y, R.disjoint_init(X, assignment, m=2, b0=0.1), lr=lr / 2, max_steps=10)
 
 
+@pytest.mark.parametrize("n_pos, shown", [(11, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ..."),
+                                           (10, "0, 1, 2, 3, 4, 5, 6, 7, 8, 9")])
+def test_warning_counts_stuck_examples_and_shows_ten(n_pos, shown):
+    """w0 = 0: every β_i(0) is exactly 0, inactive (σ'(0) = 0), so each positive label is stuck;
+    the zero labels need no neuron and are not counted."""
+    X = R.orthogonal_features(13, 40, rng=2)
+    y = np.zeros(13)
+    y[:n_pos] = 0.5
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        R.gradient_descent(X, y, np.zeros(40), lr=R.lr_from_contraction(0.1, X), max_steps=1)
+    [w] = caught
+    assert w.category is R.InactivePositiveWarning
+    assert f"leaves {n_pos} example(s)" in str(w.message) and f"(indices {shown});" in str(w.message)
+
+
+def test_trials_silence_only_the_inactive_warning(small):
+    X, y, _, lr = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = without_inactive_warning(R.gradient_descent, X, y, np.zeros(40), lr=lr, max_steps=3, tol=0)
+        with pytest.warns(UserWarning, match="other"):
+            without_inactive_warning(warnings.warn, "other")
+    assert res.n_steps == 3
+
+
 def test_no_warning_when_every_example_can_be_fitted(small):
     X, y, w0, lr = small
     with warnings.catch_warnings():
@@ -133,7 +179,9 @@ def test_divergence_raises_with_the_step(gd):
     expected = (1024 - np.log2(c ** 2 * np.sum((1 - y) ** 2) / d)) / 2
     run = dict(lr=R.lr_from_contraction(c, X), activation="identity", check_stability=False, tol=0,
                record_every=None)
-    with pytest.raises(DivergenceError, match="diverged at GD step") as info:
+    match = r"overflowed \(lr=0.75, stability bound 2n/\(m\*lambda_max\(K\)\) = 0.5\) \(diverged at GD step"
+    with pytest.raises(DivergenceError, match=match) as info, warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # reported once, as the error, not by numpy
         gd(X, y, w0, max_steps=5000, **run)
     assert abs(info.value.step - expected) <= 3
     # stopped before the overflow, the same run is finite: no silent NaN or inf in between
@@ -162,12 +210,12 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.min_norm_solution(np.ones((3, 2)) + np.eye(3, 2), [1.0, 2.0, 3.0]), r"d >= n"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, np.nan, 3.0]), r"y must be finite"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, 3.0]), r"y must have shape \(3,\)"),
-    (lambda: R.min_norm_solution_gram(np.eye(3)[:, :2], [1.0, 2.0, 3.0]), r"K must be a square"),
+    (lambda: R.min_norm_solution(K=np.eye(3)[:, :2], y=[1.0, 2.0, 3.0]), r"K must be a square"),
     (lambda: R.positive_subset_least_squares(np.eye(3)[0], [1.0]), r"X must have 2 dimension"),
     (lambda: R.relative_gap(np.ones(3), np.zeros(3)), r"w_star is zero"),
     (lambda: R.relative_gap(np.ones(2), np.ones(3)), r"w must have shape \(3,\)"),
-    (lambda: R.relative_gap_gram(np.eye(3), np.ones(2), np.ones(3)), r"coef must have the shape"),
-    (lambda: R.relative_gap_gram(np.eye(3), np.ones(3), np.zeros(3)), r"the target has zero norm"),
+    (lambda: R.relative_gap(np.ones(2), np.ones(3), K=np.eye(3)), r"w must have the shape of w_star"),
+    (lambda: R.relative_gap(np.ones(3), np.zeros(3), K=np.eye(3)), r"the target has zero norm"),
     (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
     (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
@@ -192,7 +240,7 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.orthogonal_overshoot_gap(-np.ones(3), 0.1), r"no positive label"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
     # anchored: the message starts with the parameter's name
-    (lambda: R.positive_subset_least_squares_gram(np.ones((3, 3)), [1.0, 2.0, 3.0]), r"^K must give a positive"),
+    (lambda: R.positive_subset_least_squares(K=np.ones((3, 3)), y=[1.0, 2.0, 3.0]), r"^K must give a positive"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [[1.0, -1.0, 2.0]], [0, 1, 0], [1.0, -1.0]), r"^y must have 1"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [[1.0, -1.0]]), r"^signs must have 1"),
     (lambda: R.disjoint_closest_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0], np.ones((2, 2))),
