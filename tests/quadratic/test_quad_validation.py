@@ -81,6 +81,13 @@ def test_ode_arguments(integrate, kwargs, name):
     (dict(record_every=0), "record_every"),
     (dict(record_steps=[0, 5, 3]), "record_steps"),
     (dict(record_steps=[0, 500]), "record_steps"),
+    (dict(record_steps=np.array([], dtype=int)), "record_steps"),
+    (dict(record_steps=[[0, 5]]), "record_steps"),
+    (dict(record_steps=[0.0, 5.0]), "record_steps"),
+    (dict(record_steps=[0, 5, 5]), "record_steps"),
+    (dict(record_steps=[-1, 5]), "record_steps"),
+    (dict(record_steps=[0, 5, 500]), "record_steps"),
+    (dict(blowup=0.0), "blowup"),
     (dict(stop_below=-1.0), "stop_below"),
 ])
 def test_sgd_arguments(kwargs, name):
