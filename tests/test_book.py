@@ -42,6 +42,24 @@ def test_code_cells_are_formatted():
     )
 
 
+def test_code_cells_compile_without_warnings():
+    """Python 3.12 and newer (Colab's) print a SyntaxWarning above a cell with a stray escape
+    such as "$\\sqrt{n}$" in a plain string: the student would see it, the site would not."""
+    import warnings
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    found = []
+    for md in CHAPTERS:
+        cells = [c for c in jupytext.read(md, fmt="md:myst").cells if c.cell_type == "code"]
+        for i, cell in enumerate(cells):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                compile(TransformerManager().transform_cell(cell.source), f"cell {i}", "exec")
+            found += [f"{md.relative_to(nbtools.ROOT)}, code cell {i}: {w.message}" for w in caught]
+    assert not found, "\n".join(found)
+
+
 def test_format_check_reports_long_lines(tmp_path, monkeypatch):
     """The check above can fail: a long comment and an unformatted cell are both reported."""
     shutil.copy(nbtools.ROOT / "pyproject.toml", tmp_path)
