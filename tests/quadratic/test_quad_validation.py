@@ -55,6 +55,8 @@ def test_overlap_functions(call, name):
     (dict(R0=R0[:2]), "R0"),
     (dict(T=np.eye(3)), "T"),
     (dict(rtol=0.0), "rtol"),
+    (dict(atol=-1e-12), "atol"),
+    (dict(Q0=np.stack([Q0, Q0]), R0=np.stack([R0, R0])), "Q0"),  # one set of initial overlaps
 ])
 @pytest.mark.parametrize("integrate", [q.integrate_odes, q.integrate_reduced])
 def test_ode_arguments(integrate, kwargs, name):
