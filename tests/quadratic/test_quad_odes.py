@@ -280,3 +280,84 @@ def test_plateau_growth_rate_is_the_ode_rate(p, p_star, g):
     assert r < 4 / p_star
     first_order = 4 / p_star * (1 - g * (1 + p_star / (p + 2)))
     assert abs(first_order - r) < 3 * g**2 * 4 / p_star                   # O(g^2) remainder
+
+
+def _rk4(rhs, y0, t_eval, h):
+    """Classical fourth-order Runge-Kutta with fixed step h (dividing every gap of t_eval)."""
+    y, t, out = np.array(y0, dtype=float), 0.0, []
+    for t_next in t_eval:
+        n = int(round((t_next - t) / h))
+        for _ in range(n):
+            k1 = rhs(y)
+            k2 = rhs(y + h / 2 * k1)
+            k3 = rhs(y + h / 2 * k2)
+            k4 = rhs(y + h * k3)
+            y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        t = t_next
+        out.append(y.copy())
+    return np.array(out)
+
+
+@pytest.mark.parametrize("lr,noise", [(None, 0.0), (0.4, 0.3)])
+def test_integrator_is_fixed_step_runge_kutta_on_ode_rhs(lr, noise):
+    """integrate_odes (adaptive DOP853, stabilised step control, dense output) against classical
+    RK4 with h = 1/400 on the same right-hand side ode_rhs (h = 1/800 changes it by < 1e-12;
+    integrate_odes at rtol 1e-9 is 4e-11 off): Q, R and the risk at the output times within
+    1e-8. Generic T, p != p*."""
+    p, p_star = 3, 2
+    Q0, R0, T = _random_overlaps(p, p_star, np.random.default_rng(7))
+    Q0, R0 = 0.5 * Q0, 0.5 * R0
+
+    def rhs(y):
+        Q, R = y[: p * p].reshape(p, p), y[p * p:].reshape(p, p_star)
+        d = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
+        return np.concatenate([d.dQ.ravel(), d.dR.ravel()])
+
+    t_eval = np.array([0.0, 0.25, 0.5, 1.0, 1.5])
+    ys = _rk4(rhs, np.concatenate([Q0.ravel(), R0.ravel()]), t_eval, h=1 / 400)
+    traj = q.integrate_odes(Q0, R0, T, t_eval=t_eval, lr=lr, noise=noise)
+    np.testing.assert_array_equal(traj.t, t_eval)
+    np.testing.assert_allclose(traj.Q, ys[:, : p * p].reshape(-1, p, p), rtol=0, atol=1e-8)
+    np.testing.assert_allclose(traj.R, ys[:, p * p:].reshape(-1, p, p_star), rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(traj.Q, np.swapaxes(traj.Q, 1, 2))
+    np.testing.assert_allclose(traj.risk, [q.population_risk(y[: p * p].reshape(p, p),
+                                                             y[p * p:].reshape(p, p_star), T, noise)
+                                           for y in ys], rtol=0, atol=1e-8)
+    assert np.max(np.abs(ys[-1] - ys[0])) > 0.1   # the overlaps moved
+    assert traj.lr == lr and traj.noise == noise and traj.kind == "ode"
+    assert isinstance(traj.nfev, int) and traj.nfev > 0 and "success" in traj.message
+    np.testing.assert_array_equal(traj.T, T)
+    # the tolerances reach the integrator: loose ones leave an error RK4 sees
+    for loose in (dict(atol=1e-4, rtol=1e-13), dict(rtol=1e-4)):
+        coarse = q.integrate_odes(Q0, R0, T, t_eval=t_eval, lr=lr, noise=noise, **loose)
+        assert 1e-8 < np.max(np.abs(coarse.Q - ys[:, : p * p].reshape(-1, p, p))) < 1e-4
+
+
+@pytest.mark.parametrize("p,p_star", [(3, 2), (8, 2)])
+def test_stabilised_step_control_saves_evaluations_on_a_converged_run(p, p_star):
+    """The default DOP853 (PI step control) needs fewer evaluations than scipy's own DOP853
+    (passed as the class) once the run has converged and stability sets the step, for the same
+    solution within the tolerance's reach."""
+    from scipy.integrate import DOP853
+
+    Q0, R0, T = q.initial_overlaps(p, p_star, 10**4, rng=0)
+    kw = dict(t_max=200.0, lr=0.1 * p)
+    ours, scipys = q.integrate_odes(Q0, R0, T, **kw), q.integrate_odes(Q0, R0, T, method=DOP853, **kw)
+    assert ours.risk[-1] < 1e-4 * ours.risk[0]                      # converged
+    assert ours.nfev < 0.98 * scipys.nfev
+    np.testing.assert_allclose(ours.Q, scipys.Q, rtol=0, atol=1e-6)
+
+
+def test_blow_up_is_reported_at_the_time_the_overlaps_cross_the_level(monkeypatch):
+    """With the blow-up level lowered to 5, the reported time is where the largest overlap of
+    the (unstopped) solution crosses 5: below it just before, above just after."""
+    p, level = 2, 5.0
+    Q0, R0 = np.eye(p), np.full((p, 1), 0.1)
+    monkeypatch.setattr(q.odes, "_BLOWUP", level)
+    with pytest.raises(DivergenceError, match="overlaps beyond 5 ") as info:
+        q.integrate_odes(Q0, R0, lr=2.0 * p, t_max=100.0)
+    t_bad = info.value.time
+    monkeypatch.setattr(q.odes, "_BLOWUP", 1e8)
+    traj = q.integrate_odes(Q0, R0, lr=2.0 * p, t_eval=[0.0, 0.999 * t_bad, 1.001 * t_bad])
+    largest = np.maximum(np.abs(traj.Q).max(axis=(1, 2)), np.abs(traj.R).max(axis=(1, 2)))
+    assert 0.95 * level < largest[1] < level < largest[2] < 1.05 * level

@@ -1,4 +1,6 @@
 """The blocked SGD simulator: equality with the plain recursion, and agreement with the ODEs."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,172 @@ def test_sgd_runs_its_products_on_one_blas_thread():
         inside = threads()
     after = threads()
     assert inside == [1] * len(before) and after == before
+
+
+# ---- against an independent plain SGD (the module docstring's recursion, written out here)
+
+def _plain_sgd(W0, W_star, lr, X, xi, record):
+    """w_i <- w_i - lr grad_{w_i} (y_hat - y)^2 / 2, one input (row of X) at a time, in float64.
+
+    Returns the weights after each step in ``record`` (0 = before the first step)."""
+    W = np.array(W0, dtype=float)
+    p, N = W.shape
+    p_star = W_star.shape[0]
+    out = {0: W.copy()}
+    for mu, x in enumerate(X, start=1):
+        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
+        err = lam @ lam / p - (nu @ nu / p_star + xi[mu - 1])
+        # grad_W (y_hat - y)^2 / 2 = err * (2/p) lam x^T / sqrt(N)
+        W = W - lr * err * (2.0 / p) * np.outer(lam, x) / np.sqrt(N)
+        out[mu] = W.copy()
+    return [out[s] for s in record]
+
+
+def _risk_from_weights(W, W_star, noise):
+    """E (y_hat - y)^2 / 2 for x ~ N(0, I_N): y_hat - y_clean = x^T A x / N with
+    A = W^T W / p - W*^T W* / p*, and E (x^T A x)^2 = (tr A)^2 + 2 tr A^2."""
+    p, N = W.shape
+    A = W.T @ W / p - W_star.T @ W_star / W_star.shape[0]
+    return 0.5 * (np.trace(A) ** 2 + 2 * np.sum(A * A)) / N**2 + noise / 2
+
+
+def _streams(seed, n, N, noise):
+    """The documented random numbers: inputs from rng in step order, label noise
+    sqrt(noise) * standard normals from one child spawned from rng."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, N))
+    xi = np.sqrt(noise) * rng.spawn(1)[0].standard_normal(n) if noise else np.zeros(n)
+    return X, xi
+
+
+def _assert_is_plain_sgd(run, W0, W_star, lr, noise, seed, record):
+    p, N = W0.shape
+    X, xi = _streams(seed, record[-1], N, noise)
+    Ws = _plain_sgd(W0, W_star, lr, X, xi, record)
+    np.testing.assert_array_equal(run.step, record)
+    np.testing.assert_allclose(run.t, lr / p * np.asarray(record) / N, rtol=1e-14)
+    scale = np.max(np.abs(Ws[-1]))
+    assert np.max(np.abs(run.W - Ws[-1])) < 1e-11 * scale
+    np.testing.assert_allclose(run.Q, [W @ W.T / N for W in Ws], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(run.R, [W @ W_star.T / N for W in Ws], rtol=0, atol=1e-11)
+    np.testing.assert_allclose(run.T, W_star @ W_star.T / N, rtol=1e-14)
+    np.testing.assert_allclose(run.risk, [_risk_from_weights(W, W_star, noise) for W in Ws],
+                               rtol=1e-9, atol=1e-12)
+    assert run.lr == lr and run.noise == noise and run.N == N and run.kind == "sgd"
+    assert np.max(np.abs(Ws[-1] - W0)) > 0.05 * np.max(np.abs(W0))   # the run moved
+
+
+def _gaussian_pair(p, p_star, N, seed):
+    """Student and teacher with Gaussian entries: T = W* W*^T / N is not the identity."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((p, N)), 1.3 * rng.standard_normal((p_star, N))
+
+
+@pytest.mark.parametrize("lr", [0.05, 0.3])
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+def test_simulators_are_plain_sgd_on_the_documented_random_numbers(noise, lr):
+    """Blocked (three block sizes, none dividing the record interval) and step-by-step
+    simulators against _plain_sgd: weights, Q, R, T, risk, clock, at every record."""
+    p, p_star, N, n = 3, 2, 40, 600
+    W0, W_star = _gaussian_pair(p, p_star, N, seed=5)
+    assert np.max(np.abs(W_star @ W_star.T / N - np.eye(p_star))) > 0.1
+    record = list(range(0, n, 37)) + [n]
+    kw = dict(lr=lr, rng=11, noise=noise)
+    for block in (16, 7, 1):
+        run = q.sgd_one_pass(W0, W_star, n_steps=n, record_every=37, block=block, **kw)
+        _assert_is_plain_sgd(run, W0, W_star, lr, noise, 11, record)
+    ref = q.sgd_one_pass_reference(W0, W_star, n_steps=n, record_steps=record, **kw)
+    _assert_is_plain_sgd(ref, W0, W_star, lr, noise, 11, record)
+    # the horizon in t' = (lr/p) steps/N: the same run
+    t_max = lr / p * n / N
+    for run in (q.sgd_one_pass(W0, W_star, t_max=t_max, **kw),
+                q.sgd_one_pass_reference(W0, W_star, t_max=t_max, **kw)):
+        _assert_is_plain_sgd(run, W0, W_star, lr, noise, 11, [n])
+
+
+def test_label_noise_enters_with_variance_delta():
+    """The label noise read back from the recorded overlaps has mean 0 and variance Delta.
+
+    p = p* = 1 and a record at every step: R_{mu+1} - R_mu = -(2 lr/p) e_mu lam_mu nu_mu / N
+    gives each step's error e_mu = y_hat - y (inputs replayed, weights rebuilt from e);
+    the noise is e_clean - e. n = 4000 draws: the sample variance of a normal sample has
+    relative standard error sqrt(2/(n-1)) = 2.2%, the mean sqrt(Delta/n); both within 5 of them.
+    """
+    N, n, lr, noise = 30, 4000, 0.05, 0.25
+    W_star = np.random.default_rng(3).standard_normal((1, N))
+    run = q.sgd_one_pass(W_star, W_star, lr=lr, n_steps=n, rng=21, noise=noise, record_every=1)
+    X = np.random.default_rng(21).standard_normal((n, N))
+    w, w_star, c = W_star[0].copy(), W_star[0], 2 * lr
+    eta = np.empty(n)
+    for mu, x in enumerate(X):
+        lam, nu = w @ x / np.sqrt(N), w_star @ x / np.sqrt(N)
+        e = -(run.R[mu + 1, 0, 0] - run.R[mu, 0, 0]) * N / (c * lam * nu)
+        eta[mu] = (lam**2 - nu**2) - e
+        w = w - c * e * lam * x / np.sqrt(N)
+    np.testing.assert_allclose(run.Q[-1, 0, 0], w @ w / N, rtol=1e-8)  # the read-back is the run
+    assert abs(eta.var(ddof=1) / noise - 1) < 5 * np.sqrt(2 / (n - 1))
+    assert abs(eta.mean()) < 5 * np.sqrt(noise / n)
+    assert abs(np.corrcoef(eta[1:], eta[:-1])[0, 1]) < 5 / np.sqrt(n)  # a fresh draw per step
+
+
+def test_stop_below_uses_the_risk_with_noise_and_teacher():
+    """The run stops at the first record whose risk (Delta/2 and T != I included), computed
+    from the plain SGD's weights, is below the level."""
+    p, p_star, N, n, lr, noise = 3, 2, 40, 3000, 0.2, 0.2
+    W0, W_star = _gaussian_pair(p, p_star, N, seed=6)
+    record = list(range(0, n, 50)) + [n]
+    X, xi = _streams(4, n, N, noise)
+    risks = np.array([_risk_from_weights(W, W_star, noise)
+                      for W in _plain_sgd(W0, W_star, lr, X, xi, record)])
+    first = int(np.flatnonzero(risks < 0.75 * risks[0])[0])
+    level = risks[first - 1] - noise / 4
+    assert 1 < first < len(record) - 1 and risks[first] < level < np.min(risks[:first])
+    assert risks[first - 1] - noise / 2 < level   # without Delta/2 the run would stop a record early
+    run = q.sgd_one_pass(W0, W_star, lr=lr, n_steps=n, rng=4, noise=noise, record_every=50,
+                         stop_below=level)
+    assert run.success and run.n_steps == record[first]
+    assert run.message.startswith(f"reached its goal after {record[first]} SGD steps")
+    missed = q.sgd_one_pass(W0, W_star, lr=lr, n_steps=record[first - 1], rng=4, noise=noise,
+                            record_every=50, stop_below=level)
+    assert not missed.success and missed.n_steps == record[first - 1]
+    assert missed.message == (f"the risk stayed above stop_below for all {record[first - 1]} "
+                              f"SGD steps (t′ = {missed.t[-1]:.6g})")
+
+
+def test_record_every_records_its_multiples_and_the_last_step():
+    W0, W_star = q.random_init(2, 1, 30, rng=0)
+    run = q.sgd_one_pass(W0, W_star, lr=0.1, n_steps=100, rng=0, record_every=30)
+    assert run.step.tolist() == [0, 30, 60, 90, 100]
+    run = q.sgd_one_pass(W0, W_star, lr=0.1, n_steps=5, rng=0, record_steps=np.arange(6))
+    assert run.step.tolist() == [0, 1, 2, 3, 4, 5]
+    assert q.sgd_one_pass(W0, W_star, lr=0.1, n_steps=5, rng=0, record_steps=[5]).step.tolist() == [5]
+
+
+@pytest.mark.parametrize("simulator", [q.sgd_one_pass, q.sgd_one_pass_reference])
+def test_overflow_is_a_divergence_error_without_numpy_warnings(simulator):
+    """With a blowup level near the float limit the error overflows before it is caught:
+    reported as divergence, and numpy's overflow warnings stay inside the simulator."""
+    W0, W_star = q.random_init(4, 2, 100, informative=0.3, rng=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DivergenceError, match=r"^SGD diverged: \|y_hat - y\| = (inf|nan)"):
+            simulator(W0, W_star, lr=50.0, n_steps=400, rng=5, blowup=1e300)
+
+
+def test_default_block_is_the_largest_within_the_cache_budget():
+    """Documented rule: the largest b <= 16 whose b x N float64 block fits ~640 kB, at least 4."""
+    for N in [10, 100, 4000, 5000, 5001, 8889, 10_000, 20_000, 20_001, 30_000, 10**6]:
+        b = q.sgd._default_block(N)
+        assert isinstance(b, int) and 4 <= b <= 16
+        assert b == 4 or b * N * 8 <= 640_000
+        assert b == 16 or (b + 1) * N * 8 > 640_000
+
+
+def test_blas_controller_is_made_once(monkeypatch):
+    pytest.importorskip("threadpoolctl")
+    monkeypatch.setattr(q.sgd, "_blas", [])
+    with q.sgd._one_blas_thread():
+        pass
+    with q.sgd._one_blas_thread():
+        pass
+    assert len(q.sgd._blas) == 1 and type(q.sgd._blas[0]).__name__ == "ThreadpoolController"

@@ -55,6 +55,8 @@ def test_overlap_functions(call, name):
     (dict(R0=R0[:2]), "R0"),
     (dict(T=np.eye(3)), "T"),
     (dict(rtol=0.0), "rtol"),
+    (dict(atol=-1e-12), "atol"),
+    (dict(Q0=np.stack([Q0, Q0]), R0=np.stack([R0, R0])), "Q0"),  # one set of initial overlaps
 ])
 @pytest.mark.parametrize("integrate", [q.integrate_odes, q.integrate_reduced])
 def test_ode_arguments(integrate, kwargs, name):
@@ -81,6 +83,13 @@ def test_ode_arguments(integrate, kwargs, name):
     (dict(record_every=0), "record_every"),
     (dict(record_steps=[0, 5, 3]), "record_steps"),
     (dict(record_steps=[0, 500]), "record_steps"),
+    (dict(record_steps=np.array([], dtype=int)), "record_steps"),
+    (dict(record_steps=[[0, 5]]), "record_steps"),
+    (dict(record_steps=[0.0, 5.0]), "record_steps"),
+    (dict(record_steps=[0, 5, 5]), "record_steps"),
+    (dict(record_steps=[-1, 5]), "record_steps"),
+    (dict(record_steps=[0, 5, 500]), "record_steps"),
+    (dict(blowup=0.0), "blowup"),
     (dict(stop_below=-1.0), "stop_below"),
 ])
 def test_sgd_arguments(kwargs, name):
