@@ -32,8 +32,8 @@ dozens of frames per page); in a live kernel a move takes one comm message, and
 while the reader looks at a frame the kernel draws the frames one notch away (the
 next one in the direction of the last move first), so that the next move usually
 finds its frame drawn (a move waits for at most one stage, draw, render or encode,
-of a frame being drawn ahead). A live explorer lays out only its first frame (the
-house style's constrained layout costs about 40% of a frame) and keeps its axes
+of a frame being drawn ahead). A live explorer lays out only its first frame (skipping
+the house style's constrained layout makes a frame 1.0-1.4x cheaper) and keeps its axes
 where they are for the later ones, unless that would cut text off at the figure's
 edge or run one axes' labels into another's (then the frame is laid out, and its
 layout kept); static frames are each laid
