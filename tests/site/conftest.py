@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,27 @@ class Rendered:
     # at 390 px after it, the same load laid out again
     layout: dict[int, dict] = dataclasses.field(default_factory=dict)
     resources: list[str] = dataclasses.field(default_factory=list)  # URLs the page loaded
+    # a student page that is the instructor's page but for the edition's name: not loaded again,
+    # its audit and measurements are the instructor edition's (same_as_instructor)
+    shared: bool = False
+
+
+# What the student edition's build changes on a page that has no solution: the title, the
+# logo's text and the PDF link (tools/sphinx_editions.py).
+_CACHE_BUSTER = re.compile(r"\?v=[0-9a-f]{8}\b")
+EDITION_MARKS = ((" (student edition)", ""), ("implicit-bias-executable-student.pdf", "implicit-bias-executable.pdf"))
+
+
+def same_as_instructor(site: Path, student_site: Path, name: str) -> bool:
+    """Whether the student edition's page ``name`` is, byte for byte, the instructor
+    edition's page once the edition's name and PDF link are put back: then the same browser
+    would load, lay out and audit the same document twice. (Sphinx's cache-busting
+    ``?v=<hash>`` after a stylesheet's name is left out: a rebuild of one page can drop it.)"""
+    student = (student_site / name).read_text(encoding="utf-8")
+    for mark, instructor_mark in EDITION_MARKS:
+        student = student.replace(mark, instructor_mark)
+    instructor = (site / name).read_text(encoding="utf-8")
+    return _CACHE_BUSTER.sub("", student) == _CACHE_BUSTER.sub("", instructor)
 
 
 def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
@@ -169,13 +191,26 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
 
 
 @pytest.fixture(scope="session")
-def rendered(chromium_browser, servers, axe_source):
-    """``rendered(edition)``: every page of the edition, loaded and audited once per session."""
+def shared_pages(site, student_site) -> set[str]:
+    """The student pages that are the instructor's (``same_as_instructor``): 12 of 26, the
+    pages without exercises."""
+    return {name for name in PAGES if same_as_instructor(site, student_site, name)}
+
+
+@pytest.fixture(scope="session")
+def rendered(chromium_browser, servers, axe_source, request):
+    """``rendered(edition)``: every page of the edition, loaded and audited once per session.
+    The student edition's pages that are the instructor's (``shared_pages``) are not loaded:
+    they come back ``shared``, and the instructor edition's checks cover them."""
     done: dict[str, dict[str, Rendered]] = {}
 
     def get(edition: str) -> dict[str, Rendered]:
         if edition not in done:
-            done[edition] = render_and_audit(chromium_browser, servers[edition], PAGES, axe_source)
+            shared = request.getfixturevalue("shared_pages") if edition == "student" else set()
+            done[edition] = render_and_audit(chromium_browser, servers[edition],
+                                             [p for p in PAGES if p not in shared], axe_source)
+            done[edition].update({p: Rendered(True, "", {}, shared=True) for p in shared})
+            done[edition] = {p: done[edition][p] for p in PAGES}
         return done[edition]
 
     return get

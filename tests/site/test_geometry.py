@@ -1,7 +1,8 @@
 """The pages as a reader sees them, at 1280 px (a laptop) and 390 px (a phone), in both editions.
 
 Every page is measured during the one load that the accessibility audit and the rendering
-checks share (``conftest.py``; ``geometry.py`` holds the measurement):
+checks share (``conftest.py``; ``geometry.py`` holds the measurement; a student page that is the
+instructor's but for the edition's name is measured once, as the instructor's):
 
 * every figure shows at its image's aspect ratio, within 2%;
 * at 1280 px no display equation is wider than its column, nor a code block of lines of at
@@ -32,7 +33,8 @@ CODE_COLUMNS = 88  # tools/format_cells.py formats the chapters' code to this wi
 
 
 def _pages(rendered, edition):
-    pages = rendered(edition)
+    """The pages measured in ``edition`` (a student page that is the instructor's is measured there)."""
+    pages = {name: page for name, page in rendered(edition).items() if not page.shared}
     broken = {name: page.error for name, page in pages.items() if page.error}
     assert not broken, f"{edition} edition: pages that could not be measured: {broken}"
     return pages
@@ -140,6 +142,7 @@ def test_page_weight_is_recorded_and_within_budget(rendered, request, edition):
         lines.append(f"{name:40s} {served:9.2f} {zipped:8.2f}   {kinds}")
         over += [f"{name}: {kind} {w[0] / 1e6:.2f} MB > {BUDGET_MB[kind]} MB"
                  for kind, w in weights.items() if w[0] / 1e6 > BUDGET_MB[kind]]
+    lines += [f"{name:40s} as in the instructor edition" for name, page in rendered(edition).items() if page.shared]
     report = folder.parent / f"page-weight-{edition}.txt"
     report.write_text("\n".join(lines) + "\n")
     print("\n" + "\n".join(lines))

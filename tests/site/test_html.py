@@ -171,3 +171,11 @@ def test_landing_page_shows_a_figure_with_alt_text_and_caption(site):
     for figure in figures:
         alt = re.search(r'<img[^>]*\balt="([^"]{40,})"', figure)
         assert alt and "<figcaption" in figure, f"a landing figure without alt text or caption: {figure[:200]}"
+
+
+def test_student_pages_shared_with_the_instructor_edition_have_no_solution(shared_pages):
+    """The student pages the browser checks take from the instructor edition (``conftest.
+    same_as_instructor``): never a chapter, whose solutions the student edition removes."""
+    chapters = {md.relative_to(nbtools.ROOT).with_suffix(".html").as_posix() for md in CHAPTERS}
+    assert not shared_pages & chapters, f"chapters taken as unchanged: {sorted(shared_pages & chapters)}"
+    assert "book/reference/relu.html" in shared_pages, "a reference page differs between the editions"
