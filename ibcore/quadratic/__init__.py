@@ -54,13 +54,13 @@ from .symmetry import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    *clock.__all__,           # sgd_steps, sgd_time, time_grid: the one clock t'
+    *clock.__all__,           # sgd_steps, sgd_time: the one clock t'
     *order_parameters.__all__,  # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
-    *initialisation.__all__,  # orthonormal_teacher, random_init, initial_overlaps
+    *initialisation.__all__,  # random_frame, random_init, initial_overlaps
     *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
-    *sgd.__all__,             # sgd_one_pass and its reference
+    *sgd.__all__,             # sgd_one_pass
     *phases.__all__,          # plateau, norm learning, escape
     *convergence.__all__,     # late-time laws and fits
     *symmetry.__all__,        # conserved frame, closest zero-loss solution

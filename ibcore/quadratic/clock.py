@@ -5,8 +5,9 @@ integrators, the SGD simulator, the trials) takes its horizon as ``t_max`` in
 :math:`t'`, the time in which gradient flow depends on neither γ nor p. SGD
 needs a whole number of steps; :func:`~ibcore.quadratic.sgd_steps` is the only place where that
 number is computed, with one rounding rule (the nearest integer, at least 1).
-:func:`~ibcore.quadratic.sgd_time` is its inverse, and :func:`~ibcore.quadratic.time_grid` /
-``_evaluation_times`` build and check the output times of the ODEs.
+:func:`~ibcore.quadratic.sgd_time` is its inverse. The internal ``_time_grid`` and
+``_evaluation_times`` build and check the output times of the ODEs (the ``n_points``,
+``grid``, ``t_min`` and ``t_eval`` options of the integrators).
 
 Gradient flow (no :math:`\\gamma^2` term) is ``lr=None`` everywhere; it has no
 learning rate, hence no clock in samples, only :math:`t'`.
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
 
-__all__ = ["sgd_steps", "sgd_time", "time_grid"]
+__all__ = ["sgd_steps", "sgd_time"]
 
 
 def sgd_steps(t_max, *, p, lr, N):
@@ -60,8 +61,8 @@ def sgd_time(step, *, p, lr, N):
     return lr / p * np.asarray(step, dtype=float) / N
 
 
-def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
-    """Output times :math:`t'` for the ODE integrators.
+def _time_grid(t_max, n_points=200, *, grid="log", t_min=None):
+    """Output times :math:`t'` for the ODE integrators (their ``n_points``, ``grid`` and ``t_min``).
 
     Parameters
     ----------
@@ -95,7 +96,7 @@ def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
 
 
 def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
-    """The output times of an ODE run: ``t_eval`` checked, or :func:`~ibcore.quadratic.time_grid` of ``t_max``.
+    """The output times of an ODE run: ``t_eval`` checked, or ``_time_grid`` of ``t_max``.
 
     ``t_eval`` (e.g. the record times ``run.t`` of an SGD run) must be
     non-negative and strictly increasing; ``t_max``, if given with it, must not
@@ -104,7 +105,7 @@ def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_mi
     if t_eval is None:
         if t_max is None:
             raise ValueError("t_max must be given (the horizon in t′) when t_eval is not, got None")
-        return time_grid(t_max, n_points, grid=grid, t_min=t_min)
+        return _time_grid(t_max, n_points, grid=grid, t_min=t_min)
     t = finite_array("t_eval", t_eval, ndim=1)
     if np.any(np.diff(t) <= 0) or t[0] < 0:
         raise ValueError(f"t_eval must be non-negative and strictly increasing, "

@@ -32,7 +32,6 @@ from .order_parameters import overlaps, population_risk, _validated_sizes, _vali
 from .symmetry import conserved_frame
 
 __all__ = [
-    "population_gradient",
     "population_hessian",
     "group_spectrum",
     "critical_point",
@@ -53,8 +52,12 @@ def _scale(wrt, N):
     raise ValueError(f"wrt must be 'U' (normalised weights W/sqrt(N)) or 'W', got {wrt!r}")
 
 
-def population_gradient(W, W_star, *, wrt="U"):
-    """Gradient of the population risk, shape (p, N).
+def _population_gradient(W, W_star, *, wrt="U"):
+    """Gradient :math:`\\nabla_U\\epsilon_g` of the population risk (the formula of the module docstring).
+
+    Not public: the tests check :func:`~ibcore.quadratic.population_hessian` as its
+    finite difference, the gradient-flow part of the ODEs against it, and the reference
+    points of :func:`~ibcore.quadratic.critical_point` as its zeros.
 
     Parameters
     ----------
@@ -63,6 +66,10 @@ def population_gradient(W, W_star, *, wrt="U"):
     wrt : {"U", "W"}
         Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
         the raw W (the gradient is then divided by :math:`\\sqrt N`).
+
+    Returns
+    -------
+    ndarray, shape (p, N)
     """
     W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
