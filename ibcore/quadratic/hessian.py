@@ -242,15 +242,9 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
             raise ValueError(f"p must be >= p_star = {ps} on the zero-loss manifold, got p = {p}")
         rows = [(0.0, (p - ps) * N + ps * (ps - 1) // 2), (4.0 / (p * ps), ps * (N - ps)),
                 (8.0 / (p * ps), ps * (ps + 1) // 2 - 1), (4.0 * (ps + 2) / (p * ps), 1)]
+    # the rows of each kind are distinct eigenvalues for every p, p* >= 1 (never merged)
     rows = sorted((v * scale, m) for v, m in rows if m > 0)
-    values, mults = [], []
-    for v, m in rows:
-        if values and np.isclose(v, values[-1], rtol=1e-12, atol=1e-15):
-            mults[-1] += m
-        else:
-            values.append(v)
-            mults.append(m)
-    return GroupedSpectrum(np.array(values), np.array(mults, dtype=int))
+    return GroupedSpectrum(np.array([v for v, _ in rows]), np.array([m for _, m in rows], dtype=int))
 
 
 def _orthonormal_rows(A, rank_tol=1e-10):

@@ -79,6 +79,28 @@ def test_notes_reference_spectra():
     np.testing.assert_allclose(v, np.array(expected["plateau"][0]) / 9, atol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["zero", "plateau", "zero_loss"])
+def test_table_rows_are_distinct_eigenvalues_at_every_scale(kind):
+    """No two rows of the table coincide, so none is merged, even when wrt="W" makes them tiny.
+
+    The table once merged rows closer than 1e-15, which never happens in U units and at
+    N = 1e15 in W units fused distinct eigenvalues (the two of "zero" became one).
+    """
+    for p in range(1, 7):
+        for p_star in range(1, 7):
+            if kind == "zero_loss" and p < p_star:
+                continue
+            for N in (p + p_star, p + p_star + 3):
+                values, mults = q.hessian_spectrum_table(kind, p, p_star, N)
+                assert np.all(np.diff(values) > 1e-3) and np.all(mults > 0) and mults.sum() == p * N
+    N = 10**15
+    values, mults = q.hessian_spectrum_table(kind, 3, 2, N)
+    values_w, mults_w = q.hessian_spectrum_table(kind, 3, 2, N, wrt="W")
+    assert len(values) == {"zero": 2, "plateau": 4, "zero_loss": 4}[kind]
+    np.testing.assert_array_equal(mults_w, mults)
+    np.testing.assert_allclose(values_w * N, values, rtol=1e-12)
+
+
 def test_plateau_is_a_saddle_and_manifold_is_marginal():
     W, W_star = q.critical_point("plateau", 3, 2, 9, rng=0)
     ev = np.linalg.eigvalsh(q.population_hessian(W, W_star))
