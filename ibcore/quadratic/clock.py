@@ -45,6 +45,7 @@ def sgd_steps(t_max, *, p, lr, N):
     Returns
     -------
     int
+        The number of SGD steps :math:`n` (fresh samples), at least 1.
     """
     t_max = positive_float("t_max", t_max)
     p = positive_int("p", p)
@@ -54,7 +55,27 @@ def sgd_steps(t_max, *, p, lr, N):
 
 
 def sgd_time(step, *, p, lr, N):
-    """Time :math:`t' = (\\gamma/p)\\,\\text{step}/N` of SGD step counts (scalar or array)."""
+    """Time :math:`t' = (\\gamma/p)\\,\\text{step}/N` of SGD step counts, the inverse of :func:`~ibcore.quadratic.sgd_steps`.
+
+    One step advances :math:`\\alpha = \\text{steps}/N` by :math:`1/N`, and
+    :math:`t' = (\\gamma/p)\\alpha`. No rounding: any step count, whole or not, maps to its time.
+
+    Parameters
+    ----------
+    step : int, float or array_like
+        SGD step counts (fresh samples), e.g. the record steps ``run.step`` of a run.
+    p : int
+        Student width.
+    lr : float
+        Learning rate :math:`\\gamma > 0`.
+    N : int
+        Input dimension.
+
+    Returns
+    -------
+    float or ndarray of float, the shape of ``step``
+        The times :math:`t'`.
+    """
     p = positive_int("p", p)
     lr = positive_float("lr", lr)
     N = positive_int("N", N)

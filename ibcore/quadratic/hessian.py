@@ -143,6 +143,7 @@ def group_spectrum(eigvals, tol=1e-6):
     Parameters
     ----------
     eigvals : array_like, shape (n,)
+        Eigenvalues, e.g. of :func:`~ibcore.quadratic.population_hessian`, in any order.
     tol : float
         Absolute gap that separates two groups.
 
@@ -186,6 +187,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
         :math:`W = \\sqrt{p/p^*}\\,SW^*` with a random frame S (marginal minimum;
         needs :math:`p\\ge p^*`).
     p, p_star, N : int
+        Student width, teacher width, input dimension (:math:`N \\ge p + p^*`).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -222,6 +224,20 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
     (c) ``"zero_loss"`` (marginal minimum, :math:`p\\ge p^*`):
     0 × :math:`(p-p^*)N + \\frac{p^*(p^*-1)}2`; :math:`\\frac4{pp^*}` × :math:`p^*(N-p^*)`;
     :math:`\\frac8{pp^*}` × :math:`\\frac{p^*(p^*+1)}2 - 1`; :math:`\\frac{4(p^*+2)}{pp^*}` × 1.
+
+    The eigenvalues are w.r.t. :math:`U = W/\\sqrt N`; multiply by p for linear rates in
+    :math:`t'` (module docstring).
+
+    Parameters
+    ----------
+    kind : {"zero", "plateau", "zero_loss"}
+        The reference point, as for :func:`~ibcore.quadratic.critical_point`.
+    p, p_star, N : int
+        Student width, teacher width, input dimension (:math:`N \\ge p + p^*`;
+        :math:`p \\ge p^*` for ``"zero_loss"``).
+    wrt : {"U", "W"}
+        Eigenvalues with respect to :math:`U = W/\\sqrt N` (default, O(1)) or the raw W
+        (divided by N), as for :func:`~ibcore.quadratic.population_hessian`.
 
     Returns
     -------

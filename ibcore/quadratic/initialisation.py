@@ -61,7 +61,22 @@ def _orthonormal_teacher(p_star, N, *, rng=None):
 
 
 def random_frame(p, p_star, *, rng=None):
-    """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*)."""
+    """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*).
+
+    The frames :math:`Q_r` of :func:`~ibcore.quadratic.random_init` and S of the zero-loss
+    manifold, :math:`W = \\sqrt{p/p^*}\\,SW^*` (:func:`~ibcore.quadratic.critical_point`).
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths: the number of rows and of columns.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (p, p_star)
+        :math:`S^TS = I_{p^*}` if :math:`p \\ge p^*`, else :math:`SS^T = I_p`.
+    """
     p, p_star = _validated_sizes(p, p_star)
     rng = np.random.default_rng(rng)
     if p >= p_star:
