@@ -64,12 +64,9 @@ def sgd_time(step, *, p, lr, N):
     ----------
     step : int, float or array_like
         SGD step counts (fresh samples), e.g. the record steps ``run.step`` of a run.
-    p : int
-        Student width.
-    lr : float
-        Learning rate :math:`\\gamma > 0`.
-    N : int
-        Input dimension.
+    p, lr, N
+        Student width, learning rate :math:`\\gamma > 0` and input dimension, as for
+        :func:`~ibcore.quadratic.sgd_steps`.
 
     Returns
     -------

@@ -238,10 +238,9 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
         Times :math:`t'`.
     R0 : array_like, shape (p, p_star)
         Initial student-teacher overlap :math:`R(0)`.
-    p : int
-        Student width.
-    q0 : float
-        Initial value :math:`q_0 > 0` of the diagonal of Q.
+    p, q0
+        Student width and initial diagonal :math:`q_0 > 0` of Q, as for
+        :func:`~ibcore.quadratic.norm_learning_overlap`.
 
     Returns
     -------

@@ -142,21 +142,10 @@ def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
 
     Parameters
     ----------
-    p, p_star, N : int
-        Student width, teacher width, input dimension.
-    lr : float
-        Learning rate γ.
-    t_max : float
-        Length of the run in :math:`t'`.
-    informative : float
-        Built-in teacher overlap c ≥ 0 of :func:`~ibcore.quadratic.random_init`
-        (0: random start); the default 0.3 makes a trajectory comparison meaningful.
-    q0 : float
-        Variance of the random part of the student weights.
-    n_records : int
-        About this many records along the run (every ``n_steps // n_records`` steps).
-    rng : None, int or numpy.random.Generator
-        One stream: first the weights, then the SGD inputs.
+    p, p_star, N, lr, t_max, informative, q0, n_records, rng
+        As for :func:`~ibcore.quadratic.sgd_ode_comparison`, which this runs with them:
+        ``t_max`` is the length of the run in :math:`t'` (1.5 by default), ``informative``
+        the built-in teacher overlap (0.3 by default, as a trajectory comparison needs).
 
     Returns
     -------
