@@ -27,6 +27,29 @@ def test_every_public_name_has_a_docstring():
         assert not bare, f"{package}: no docstring for {bare}"
 
 
+@pytest.mark.parametrize("package", ["ibcore.relu", "ibcore.quadratic"])
+def test_every_public_function_of_a_part_documents_its_parameters_and_returns(package):
+    """numpy style: a Parameters section naming every parameter, and a Returns section."""
+    import inspect
+
+    module = importlib.import_module(package)
+    section = re.compile(r"^(\w[\w ]*)\n-+\n(.*?)(?=^\w[\w ]*\n-+$|\Z)", re.M | re.S)
+    faults = []
+    for name in module.__all__:
+        func = getattr(module, name)
+        if not inspect.isfunction(func):
+            continue
+        sections = dict(section.findall(inspect.getdoc(func)))
+        documented = set()
+        for line in sections.get("Parameters", "").splitlines():
+            if line and not line.startswith(" "):   # "p, p_star : int", "rng : ...", "n_points, grid, t_min"
+                documented |= {part.strip() for part in line.split(" : ")[0].split(",")}
+        missing = [p for p in inspect.signature(func).parameters if p not in documented]
+        if "Parameters" not in sections or "Returns" not in sections or missing:
+            faults.append(f"{name}: sections {sorted(sections)}, parameters not documented {missing}")
+    assert not faults, "\n".join(faults)
+
+
 @pytest.mark.parametrize("page, package", [("relu_results", "ibcore.relu"), ("quadratic_results", "ibcore.quadratic")])
 def test_result_types_page_documents_every_result_class_of_the_part(page, package):
     """Result classes leave __all__ (users read them, never build them) but keep a reference page."""

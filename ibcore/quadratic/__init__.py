@@ -19,7 +19,43 @@ Convention (the only one used in this package)
   :math:`w_i \\leftarrow w_i - \\gamma\\nabla_{w_i}\\ell` (γ = ``lr``).
 * Time: one clock, :math:`t' = (\\gamma/p)\\,\\text{steps}/N` (the paper's
   :math:`\\alpha` is steps/N). Every function that runs the dynamics takes its
-  horizon as ``t_max`` in :math:`t'` (* :mod:`.clock`: ). In :math:`t'` gradient flow depends on neither γ nor p, and the γ² term carries the factor γ/p. Gradient flow is ``lr=None``. * Order parameters :math:`Q = WW^T/N`, :math:`R = WW^{*T}/N`, :math:`T = W^*W^{*T}/N` (= I for the orthonormal teachers built here); :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`; "risk" is the population risk :math:`\\epsilon_g = \\frac12E[(\\hat y - y)^2]`, with the floor Δ/2.  This convention gives the seeds' plateau value :math:`\\bar Q = p/(p+2)`.  What is the paper's and what is ours ------------------------------------ * **The paper's claims** (abstract, [V]): overparameterisation (p > p*) only modestly accelerates the escape from the plateau, through the prefactor of an exponential; the unconstrained norms give a continuous rotational symmetry and a manifold of zero-loss solutions for p > 1; the dynamics selects the solution closest to the initialisation, enforced by a conserved quantity; the plateau is a saddle and the solution manifold consists of marginal minima of the population loss. * **Our re-derivation** ([D], in this convention, checked numerically): the ODEs and the γ² term Φ (:mod:`.odes`, :mod:`.moments`), the exact 2p*+1 reduction (:mod:`.reduced`), the conserved frame :math:`S = R(R^TR)^{-1/2}` (:mod:`.symmetry`), the Hessian table (:mod:`.hessian`), the escape law :math:`t'_{esc}\\simeq\\frac{p^*}8\\ln N + c(p,p^*)` in :math:`t'`, the late-time laws :math:`e^{-8t'/p^*}` for p = p* and :math:`\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for p > p* (:mod:`.phases`, :mod:`.convergence`). The :math:`t'^{-2}` tail may look at odds with the abstract's "exponential"; we read "exponential" as the escape stage [I]. * **Factor 2**: the seeds quote "τ ∝ p*/16". In this convention the escape time constant of the loss is p*/8 in :math:`t'`; a loss without the ½ (or an update :math:`2\\gamma\\nabla`) doubles every rate, giving p*/16. That is the likely origin of the seeds' number [I]; the paper's own normalisation is unknown.  Modules -------
+  horizon as ``t_max`` in :math:`t'` (:mod:`.clock`). In :math:`t'` gradient
+  flow depends on neither γ nor p, and the γ² term carries the factor γ/p.
+  Gradient flow is ``lr=None``.
+* Order parameters :math:`Q = WW^T/N`, :math:`R = WW^{*T}/N`,
+  :math:`T = W^*W^{*T}/N` (= I for the orthonormal teachers built here);
+  :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`; "risk" is the population
+  risk :math:`\\epsilon_g = \\frac12E[(\\hat y - y)^2]`, with the floor Δ/2.
+
+This convention gives the seeds' plateau value :math:`\\bar Q = p/(p+2)`.
+
+What is the paper's and what is ours
+------------------------------------
+* **The paper's claims** (abstract, [V]): overparameterisation (p > p*) only
+  modestly accelerates the escape from the plateau, through the prefactor of
+  an exponential; the unconstrained norms give a continuous rotational
+  symmetry and a manifold of zero-loss solutions for p > 1; the dynamics
+  selects the solution closest to the initialisation, enforced by a conserved
+  quantity; the plateau is a saddle and the solution manifold consists of
+  marginal minima of the population loss.
+* **Our re-derivation** ([D], in this convention, checked numerically):
+  the ODEs and the γ² term Φ (:mod:`.odes`, :mod:`.moments`), the exact
+  2p*+1 reduction (:mod:`.reduced`), the conserved frame
+  :math:`S = R(R^TR)^{-1/2}` (:mod:`.symmetry`), the Hessian table
+  (:mod:`.hessian`), the escape law :math:`t'_{esc}\\simeq\\frac{p^*}8\\ln N + c(p,p^*)`
+  in :math:`t'`, the late-time laws :math:`e^{-8t'/p^*}` for p = p* and
+  :math:`\\frac{(p-p^*)(p^*+2)}{64(p+2)}t'^{-2}` for p > p* (:mod:`.phases`,
+  :mod:`.convergence`).
+  The :math:`t'^{-2}` tail may look at odds with the abstract's "exponential";
+  we read "exponential" as the escape stage [I].
+* **Factor 2**: the seeds quote "τ ∝ p*/16". In this convention the escape
+  time constant of the loss is p*/8 in :math:`t'`; a loss without the ½ (or
+  an update :math:`2\\gamma\\nabla`) doubles every rate, giving p*/16. That is
+  the likely origin of the seeds' number [I]; the paper's own normalisation
+  is unknown.
+
+Modules
+-------
 * :mod:`.clock`: the one clock :math:`t'` and the SGD step count
 * :mod:`.order_parameters`: the overlaps Q, R, T and the closed-form risk
 * :mod:`.moments`: Gaussian moments (exact Wick pairings, Φ)
@@ -54,13 +90,13 @@ from .symmetry import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    *clock.__all__,           # sgd_steps, sgd_time, time_grid: the one clock t'
+    *clock.__all__,           # sgd_steps, sgd_time: the one clock t'
     *order_parameters.__all__,  # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
-    *initialisation.__all__,  # orthonormal_teacher, random_init, initial_overlaps
+    *initialisation.__all__,  # random_frame, random_init, initial_overlaps
     *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
-    *sgd.__all__,             # sgd_one_pass and its reference
+    *sgd.__all__,             # sgd_one_pass
     *phases.__all__,          # plateau, norm learning, escape
     *convergence.__all__,     # late-time laws and fits
     *symmetry.__all__,        # conserved frame, closest zero-loss solution

@@ -5,8 +5,9 @@ integrators, the SGD simulator, the trials) takes its horizon as ``t_max`` in
 :math:`t'`, the time in which gradient flow depends on neither γ nor p. SGD
 needs a whole number of steps; :func:`~ibcore.quadratic.sgd_steps` is the only place where that
 number is computed, with one rounding rule (the nearest integer, at least 1).
-:func:`~ibcore.quadratic.sgd_time` is its inverse, and :func:`~ibcore.quadratic.time_grid` /
-``_evaluation_times`` build and check the output times of the ODEs.
+:func:`~ibcore.quadratic.sgd_time` is its inverse. The internal ``_time_grid`` and
+``_evaluation_times`` build and check the output times of the ODEs (the ``n_points``,
+``grid``, ``t_min`` and ``t_eval`` options of the integrators).
 
 Gradient flow (no :math:`\\gamma^2` term) is ``lr=None`` everywhere; it has no
 learning rate, hence no clock in samples, only :math:`t'`.
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
 
-__all__ = ["sgd_steps", "sgd_time", "time_grid"]
+__all__ = ["sgd_steps", "sgd_time"]
 
 
 def sgd_steps(t_max, *, p, lr, N):
@@ -44,6 +45,7 @@ def sgd_steps(t_max, *, p, lr, N):
     Returns
     -------
     int
+        The number of SGD steps :math:`n` (fresh samples), at least 1.
     """
     t_max = positive_float("t_max", t_max)
     p = positive_int("p", p)
@@ -53,15 +55,32 @@ def sgd_steps(t_max, *, p, lr, N):
 
 
 def sgd_time(step, *, p, lr, N):
-    """Time :math:`t' = (\\gamma/p)\\,\\text{step}/N` of SGD step counts (scalar or array)."""
+    """Time :math:`t' = (\\gamma/p)\\,\\text{step}/N` of SGD step counts, the inverse of :func:`~ibcore.quadratic.sgd_steps`.
+
+    One step advances :math:`\\alpha = \\text{steps}/N` by :math:`1/N`, and
+    :math:`t' = (\\gamma/p)\\alpha`. No rounding: any step count, whole or not, maps to its time.
+
+    Parameters
+    ----------
+    step : int, float or array_like
+        SGD step counts (fresh samples), e.g. the record steps ``run.step`` of a run.
+    p, lr, N
+        Student width, learning rate :math:`\\gamma > 0` and input dimension, as for
+        :func:`~ibcore.quadratic.sgd_steps`.
+
+    Returns
+    -------
+    float or ndarray of float, the shape of ``step``
+        The times :math:`t'`.
+    """
     p = positive_int("p", p)
     lr = positive_float("lr", lr)
     N = positive_int("N", N)
     return lr / p * np.asarray(step, dtype=float) / N
 
 
-def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
-    """Output times :math:`t'` for the ODE integrators.
+def _time_grid(t_max, n_points=200, *, grid="log", t_min=None):
+    """Output times :math:`t'` for the ODE integrators (their ``n_points``, ``grid`` and ``t_min``).
 
     Parameters
     ----------
@@ -95,7 +114,7 @@ def time_grid(t_max, n_points=200, *, grid="log", t_min=None):
 
 
 def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_min=None):
-    """The output times of an ODE run: ``t_eval`` checked, or :func:`~ibcore.quadratic.time_grid` of ``t_max``.
+    """The output times of an ODE run: ``t_eval`` checked, or ``_time_grid`` of ``t_max``.
 
     ``t_eval`` (e.g. the record times ``run.t`` of an SGD run) must be
     non-negative and strictly increasing; ``t_max``, if given with it, must not
@@ -104,7 +123,7 @@ def _evaluation_times(t_max=None, t_eval=None, *, n_points=200, grid="log", t_mi
     if t_eval is None:
         if t_max is None:
             raise ValueError("t_max must be given (the horizon in t′) when t_eval is not, got None")
-        return time_grid(t_max, n_points, grid=grid, t_min=t_min)
+        return _time_grid(t_max, n_points, grid=grid, t_min=t_min)
     t = finite_array("t_eval", t_eval, ndim=1)
     if np.any(np.diff(t) <= 0) or t[0] < 0:
         raise ValueError(f"t_eval must be non-negative and strictly increasing, "

@@ -50,6 +50,14 @@ class LateTimeLaw:
 def late_time_law(p, p_star):
     """Theoretical late-time decay of the risk under gradient flow [D].
 
+    From an isotropic start with :math:`T = I`, in :math:`t'`: exponential for
+    :math:`p = p^*`, a :math:`t'^{-2}` power law for :math:`p > p^*` (module docstring).
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths, :math:`p \\ge p^*`.
+
     Returns
     -------
     :class:`~ibcore.quadratic.convergence.LateTimeLaw`

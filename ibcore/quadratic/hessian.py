@@ -32,7 +32,6 @@ from .order_parameters import overlaps, population_risk, _validated_sizes, _vali
 from .symmetry import conserved_frame
 
 __all__ = [
-    "population_gradient",
     "population_hessian",
     "group_spectrum",
     "critical_point",
@@ -53,8 +52,12 @@ def _scale(wrt, N):
     raise ValueError(f"wrt must be 'U' (normalised weights W/sqrt(N)) or 'W', got {wrt!r}")
 
 
-def population_gradient(W, W_star, *, wrt="U"):
-    """Gradient of the population risk, shape (p, N).
+def _population_gradient(W, W_star, *, wrt="U"):
+    """Gradient :math:`\\nabla_U\\epsilon_g` of the population risk (the formula of the module docstring).
+
+    Not public: the tests check :func:`~ibcore.quadratic.population_hessian` as its
+    finite difference, the gradient-flow part of the ODEs against it, and the reference
+    points of :func:`~ibcore.quadratic.critical_point` as its zeros.
 
     Parameters
     ----------
@@ -63,6 +66,10 @@ def population_gradient(W, W_star, *, wrt="U"):
     wrt : {"U", "W"}
         Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
         the raw W (the gradient is then divided by :math:`\\sqrt N`).
+
+    Returns
+    -------
+    ndarray, shape (p, N)
     """
     W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
@@ -136,6 +143,7 @@ def group_spectrum(eigvals, tol=1e-6):
     Parameters
     ----------
     eigvals : array_like, shape (n,)
+        Eigenvalues, e.g. of :func:`~ibcore.quadratic.population_hessian`, in any order.
     tol : float
         Absolute gap that separates two groups.
 
@@ -179,6 +187,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
         :math:`W = \\sqrt{p/p^*}\\,SW^*` with a random frame S (marginal minimum;
         needs :math:`p\\ge p^*`).
     p, p_star, N : int
+        Student width, teacher width, input dimension (:math:`N \\ge p + p^*`).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -216,6 +225,20 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
     0 × :math:`(p-p^*)N + \\frac{p^*(p^*-1)}2`; :math:`\\frac4{pp^*}` × :math:`p^*(N-p^*)`;
     :math:`\\frac8{pp^*}` × :math:`\\frac{p^*(p^*+1)}2 - 1`; :math:`\\frac{4(p^*+2)}{pp^*}` × 1.
 
+    The eigenvalues are w.r.t. :math:`U = W/\\sqrt N`; multiply by p for linear rates in
+    :math:`t'` (module docstring).
+
+    Parameters
+    ----------
+    kind : {"zero", "plateau", "zero_loss"}
+        The reference point, as for :func:`~ibcore.quadratic.critical_point`.
+    p, p_star, N : int
+        Student width, teacher width, input dimension (:math:`N \\ge p + p^*`;
+        :math:`p \\ge p^*` for ``"zero_loss"``).
+    wrt : {"U", "W"}
+        Eigenvalues with respect to :math:`U = W/\\sqrt N` (default, O(1)) or the raw W
+        (divided by N), as for :func:`~ibcore.quadratic.population_hessian`.
+
     Returns
     -------
     :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
@@ -235,15 +258,9 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
             raise ValueError(f"p must be >= p_star = {ps} on the zero-loss manifold, got p = {p}")
         rows = [(0.0, (p - ps) * N + ps * (ps - 1) // 2), (4.0 / (p * ps), ps * (N - ps)),
                 (8.0 / (p * ps), ps * (ps + 1) // 2 - 1), (4.0 * (ps + 2) / (p * ps), 1)]
+    # the rows of each kind are distinct eigenvalues for every p, p* >= 1 (never merged)
     rows = sorted((v * scale, m) for v, m in rows if m > 0)
-    values, mults = [], []
-    for v, m in rows:
-        if values and np.isclose(v, values[-1], rtol=1e-12, atol=1e-15):
-            mults[-1] += m
-        else:
-            values.append(v)
-            mults.append(m)
-    return GroupedSpectrum(np.array(values), np.array(mults, dtype=int))
+    return GroupedSpectrum(np.array([v for v, _ in rows]), np.array([m for _, m in rows], dtype=int))
 
 
 def _orthonormal_rows(A, rank_tol=1e-10):

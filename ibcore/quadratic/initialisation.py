@@ -1,9 +1,8 @@
 """Initial conditions shared by SGD and the ODEs.
 
-* :func:`~ibcore.quadratic.orthonormal_teacher` draws :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
+* :func:`~ibcore.quadratic.random_init` draws a teacher :math:`W^*` with :math:`T = W^*W^{*T}/N = I`
   exactly (needed for the exact conservation of the frame :math:`S`, §5 of the
-  notes).
-* :func:`~ibcore.quadratic.random_init` draws a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
+  notes) and a student :math:`W_0 = c\\,Q_r W^* + \\sqrt{q_0}\\,G`
   (G standard Gaussian); ``informative = c > 0`` gives the :math:`O(1)`
   initial overlap that SGD-vs-ODE *trajectory* comparisons need (addendum of
   the notes), ``informative = 0`` the usual random start with
@@ -23,7 +22,7 @@ from .._result import result
 from ..validation import nonnegative_float, orthonormal_columns, positive_float, positive_int
 from .order_parameters import Overlaps, _validated_sizes
 
-__all__ = ["orthonormal_teacher", "random_frame", "random_init", "initial_overlaps"]
+__all__ = ["random_frame", "random_init", "initial_overlaps"]
 
 
 @result
@@ -36,8 +35,10 @@ class StudentTeacher:
     """Teacher weights, shape (p_star, N)."""
 
 
-def orthonormal_teacher(p_star, N, *, rng=None):
+def _orthonormal_teacher(p_star, N, *, rng=None):
     """Teacher weights with exactly orthonormal rows scaled by √N, so that :math:`T = I_{p^*}`.
+
+    The teacher of :func:`~ibcore.quadratic.random_init`, which is how users get one.
 
     Parameters
     ----------
@@ -60,7 +61,22 @@ def orthonormal_teacher(p_star, N, *, rng=None):
 
 
 def random_frame(p, p_star, *, rng=None):
-    """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*)."""
+    """A Haar-random :math:`p\\times p^*` matrix with orthonormal columns (orthonormal rows if p < p*).
+
+    The frames :math:`Q_r` of :func:`~ibcore.quadratic.random_init` and S of the zero-loss
+    manifold, :math:`W = \\sqrt{p/p^*}\\,SW^*` (:func:`~ibcore.quadratic.critical_point`).
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths: the number of rows and of columns.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (p, p_star)
+        :math:`S^TS = I_{p^*}` if :math:`p \\ge p^*`, else :math:`SS^T = I_p`.
+    """
     p, p_star = _validated_sizes(p, p_star)
     rng = np.random.default_rng(rng)
     if p >= p_star:
@@ -102,7 +118,7 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
     q0 = positive_float("q0", q0)
     informative = nonnegative_float("informative", informative)
     rng = np.random.default_rng(rng)
-    W_star = orthonormal_teacher(p_star, N, rng=rng)
+    W_star = _orthonormal_teacher(p_star, N, rng=rng)
     W0 = np.sqrt(q0) * rng.standard_normal((p, N))
     if informative:
         W0 += informative * random_frame(p, p_star, rng=rng) @ W_star

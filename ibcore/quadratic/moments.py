@@ -168,11 +168,24 @@ def phi_matrix(Q, R, T=None, noise=0.0):
         \\Phi^{ss} &= \\tfrac{1}{p^2}\\big[((\\mathrm{Tr}Q)^2 + 2\\mathrm{Tr}Q^2)Q + 4\\mathrm{Tr}Q\\,Q^2 + 8Q^3\\big]
 
     With label noise of variance :math:`\\Delta` the moment of the noisy error
-    is :math:`\\Phi + \\Delta Q`, which is what is returned.
+    is :math:`\\Phi + \\Delta Q`, which is what is returned. In the ODEs it enters as
+    :math:`4(\\gamma/p)(\\Phi + \\Delta Q)` in :math:`dQ/dt'`.
+
+    Parameters
+    ----------
+    Q : array_like, shape (p, p)
+        Student overlap :math:`Q = WW^T/N` (symmetric).
+    R : array_like, shape (p, p_star)
+        Student-teacher overlap :math:`R = WW^{*T}/N`.
+    T : array_like, shape (p_star, p_star), optional
+        Teacher overlap :math:`T = W^*W^{*T}/N`; the identity (orthonormal teacher) by default.
+    noise : float
+        Label-noise variance :math:`\\Delta \\ge 0`.
 
     Returns
     -------
     ndarray, shape (p, p)
+        :math:`\\Phi + \\Delta Q`, symmetric.
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
     noise = nonnegative_float("noise", noise)

@@ -292,8 +292,13 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
         term of finite-γ SGD. ``None`` (default) is population gradient flow.
     noise : float
         Label-noise variance :math:`\\Delta`.
-    n_points, grid, t_min
-        Output grid, see :func:`~ibcore.quadratic.time_grid` (log-spaced by default).
+    n_points : int
+        Number of output times (at least 2), including :math:`t' = 0`.
+    grid : {"log", "linear"}
+        ``"log"`` (default): 0 followed by ``n_points - 1`` log-spaced times from
+        ``t_min`` to ``t_max`` (for log-x plots); ``"linear"``: evenly spaced from 0.
+    t_min : float, optional
+        First non-zero time of the log grid, in :math:`t'`; ``t_max / 1e4`` by default.
     t_eval : array_like, optional
         Explicit increasing output times :math:`t'` (e.g. the record times
         ``run.t`` of an SGD run); overrides the grid options.

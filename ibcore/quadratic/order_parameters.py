@@ -155,7 +155,9 @@ def population_risk(Q, R, T=None, noise=0.0):
     Parameters
     ----------
     Q : array_like, shape (p, p) or (n_t, p, p)
+        Student overlap :math:`Q = WW^T/N`, at one time or along a trajectory.
     R : array_like, shape (p, p_star) or (n_t, p, p_star)
+        Student-teacher overlap :math:`R = WW^{*T}/N`.
     T : array_like, shape (p_star, p_star), optional
         Teacher overlap; the identity (orthonormal teacher) by default.
     noise : float
@@ -164,6 +166,7 @@ def population_risk(Q, R, T=None, noise=0.0):
     Returns
     -------
     float or ndarray of shape (n_t,)
+        :math:`\\epsilon_g`, one value per time.
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T)
     noise = nonnegative_float("noise", noise)

@@ -68,6 +68,7 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
     Returns
     -------
     float
+        :math:`\\bar Q`, the diagonal entry of the plateau :math:`Q = \\bar Q I`.
 
     Raises
     ------
@@ -98,6 +99,21 @@ def plateau_risk(p, p_star, lr=None, noise=0.0):
         \\epsilon_{plat} = \\tfrac12(\\bar Q - 1)^2 + \\frac{\\bar Q^2}{p} + \\frac1{p^*} + \\frac{\\Delta}2,
 
     which is :math:`\\frac1{p+2} + \\frac1{p^*}` (+Δ/2) for gradient flow.
+
+    Parameters
+    ----------
+    p, p_star : int
+        Student and teacher widths.
+    lr : float or None
+        Learning rate γ > 0 (the plateau is lifted, :func:`~ibcore.quadratic.plateau_overlap`);
+        ``None`` means gradient flow.
+    noise : float
+        Label-noise variance Δ.
+
+    Returns
+    -------
+    float
+        :math:`\\epsilon_{plat}`, floor Δ/2 included.
     """
     q = plateau_overlap(p, p_star, lr, noise)
     return 0.5 * (q - 1.0) ** 2 + q * q / p + 1.0 / p_star + 0.5 * noise
@@ -108,7 +124,23 @@ def norm_learning_overlap(t, p, q0=1.0):
 
     .. math::
 
-        q(t') = \\frac{\\bar Q q_0 e^{4t'}}{\\bar Q + q_0(e^{4t'} - 1)},\\qquad \\bar Q = \\frac{p}{p+2}.
+        q(t') = \\frac{\\bar Q q_0 e^{4t'}}{\\bar Q + q_0(e^{4t'} - 1)},\\qquad \\bar Q = \\frac{p}{p+2},
+
+    the solution of :math:`\\dot q = 4q(1 - q/\\bar Q)` with :math:`Q = qI`, :math:`T = I`.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Times :math:`t'`.
+    p : int
+        Student width.
+    q0 : float
+        Initial value :math:`q_0 > 0` of the diagonal of Q.
+
+    Returns
+    -------
+    float or ndarray, the shape of ``t``
+        :math:`q(t')`, the diagonal of :math:`Q(t')`.
     """
     t = np.asarray(finite_array("t", t), dtype=float)
     p = positive_int("p", p)
@@ -128,6 +160,20 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
     with :math:`q(t')` from :func:`~ibcore.quadratic.norm_learning_overlap` (gradient flow,
     :math:`T = I`). It tends to the plateau risk :math:`\\frac1{p+2} + \\frac1{p^*}`;
     a run with a small :math:`R` departs from it by :math:`2\\|R\\|_F^2/(pp^*)`.
+
+    Parameters
+    ----------
+    t : float or array_like
+        Times :math:`t'`.
+    p, p_star : int
+        Student and teacher widths.
+    q0 : float
+        Initial value :math:`q_0 > 0` of the diagonal of Q.
+
+    Returns
+    -------
+    float or ndarray of shape (n_t,)
+        :math:`\\epsilon_{R=0}(q(t'))`; a float for a scalar ``t``.
     """
     p_star = positive_int("p_star", p_star)
     q = np.atleast_1d(norm_learning_overlap(t, p, q0))
@@ -183,11 +229,23 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
 
         R(t') = R(0)\\sqrt{q(t')/q_0}\\;e^{4t'/p^*},
 
-    valid while :math:`\\|R\\|\\ll 1` (corrections are :math:`O(R^3)`).
+    valid while :math:`\\|R\\|\\ll 1` (corrections are :math:`O(R^3)`), with :math:`q(t')` from
+    :func:`~ibcore.quadratic.norm_learning_overlap` and :math:`T = I`.
+
+    Parameters
+    ----------
+    t : float or array_like, shape (n_t,)
+        Times :math:`t'`.
+    R0 : array_like, shape (p, p_star)
+        Initial student-teacher overlap :math:`R(0)`.
+    p, q0
+        Student width and initial diagonal :math:`q_0 > 0` of Q, as for
+        :func:`~ibcore.quadratic.norm_learning_overlap`.
 
     Returns
     -------
     ndarray, shape (n_t, p, p_star)
+        :math:`R(t')`.
     """
     t = np.atleast_1d(finite_array("t", t))
     R0 = finite_array("R0", R0, ndim=2)
@@ -227,6 +285,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     t : array_like, shape (n_t,)
         Increasing times (in whatever unit; usually :math:`t'`).
     risk : array_like, shape (n_t,)
+        Population risk :math:`\\epsilon_g` at those times.
     plateau_risk : float
         Reference plateau risk (:func:`~ibcore.quadratic.plateau_risk`).
     fraction : float
@@ -235,7 +294,8 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     Returns
     -------
     float
-        ``nan`` if the threshold is never reached; ``t[0]`` if the risk starts below it.
+        The escape time, in the unit of ``t``; ``nan`` if the threshold is never reached,
+        ``t[0]`` if the risk starts below it.
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))
@@ -258,6 +318,20 @@ def escape_time_law(p_star, N, q0=1.0):
     little later, the notes' table §4.3). In the convention with loss
     :math:`(\\hat y - y)^2` (no ½) every rate doubles and the slope becomes
     :math:`p^*/16`, the likely origin of the seeds' "τ ∝ p*/16" [I].
+
+    Parameters
+    ----------
+    p_star : int
+        Teacher width.
+    N : float
+        Input dimension (any positive size).
+    q0 : float
+        Initial weight variance :math:`q_0` (:math:`Q(0) = q_0 I`).
+
+    Returns
+    -------
+    float
+        The predicted :math:`t'_{esc}` under gradient flow, in :math:`t'`.
     """
     p_star = positive_int("p_star", p_star)
     N = positive_float("N", N)

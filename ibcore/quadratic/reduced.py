@@ -189,9 +189,46 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
     evaluations of ``"DOP853"`` over an escape and convergence, and is more accurate
     (measured against ``rtol=1e-13``: issue 25 in ``benchmarks/README.md``).
 
+    Parameters
+    ----------
+    Q0 : array_like, shape (p, p)
+        Initial student overlap, of the reducible form
+        :math:`U\\,\\mathrm{diag}(q)\\,U^T + a(I - UU^T)` with U the left singular vectors
+        of ``R0`` (e.g. :math:`q_0 I`); needs :math:`p \\ge p^*`.
+    R0 : array_like, shape (p, p_star)
+        Initial student-teacher overlap.
+    T : array_like, shape (p_star, p_star), optional
+        Teacher overlap; must be the identity (the default).
+    t_max : float
+        Final time in :math:`t'` (optional when ``t_eval`` is given).
+    lr : float or None
+        Learning rate :math:`\\gamma > 0` of the :math:`\\gamma^2` term; ``None`` (default) is
+        gradient flow.
+    noise : float
+        Label-noise variance :math:`\\Delta`.
+    n_points, grid, t_min
+        The output grid in :math:`t'`, as for :func:`~ibcore.quadratic.integrate_odes`
+        (200 log-spaced times by default).
+    t_eval : array_like, optional
+        Explicit increasing output times :math:`t'`; overrides the grid options.
+    method : str
+        :func:`scipy.integrate.solve_ivp` method.
+    rtol, atol : float
+        Integrator tolerances (on the reduced coordinates, of order one).
+
     Returns
     -------
     :class:`~ibcore.quadratic.reduced.ReducedTrajectory`
+        ``.t``, the full ``.Q`` (n_t, p, p) and ``.R`` (n_t, p, p_star) rebuilt from the
+        reduced coordinates, ``.risk``, and the coordinates ``.r``, ``.d``, ``.a`` with the
+        fixed frame ``.U``, ``.V``.
+
+    Raises
+    ------
+    ValueError
+        If :math:`p < p^*`, ``T`` is not the identity or ``Q0`` is not of the reducible form.
+    DivergenceError
+        If the solution blows up, as for :func:`~ibcore.quadratic.integrate_odes`.
     """
     r0, d0, a0, U, V = _reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape
@@ -220,10 +257,30 @@ def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_m
     plateau is that of the same dynamics: lifted by the :math:`\\gamma^2` term
     when ``lr`` is set, gradient flow for ``lr=None``.
 
+    Parameters
+    ----------
+    Q0, R0, T : array_like
+        Initial overlaps, shapes (p, p), (p, p_star), (p_star, p_star), reducible as for
+        :func:`~ibcore.quadratic.integrate_reduced` (e.g. :math:`Q_0 = q_0 I`, ``T`` the
+        identity, its default).
+    lr : float or None
+        Learning rate :math:`\\gamma > 0`; ``None`` (default) is gradient flow.
+    noise : float
+        Label-noise variance :math:`\\Delta` (it also lifts the plateau risk).
+    fraction : float
+        Escape threshold as a fraction of the plateau risk
+        :math:`\\epsilon_{plat}` (:func:`~ibcore.quadratic.plateau_risk`), in (0, 1]; the
+        book's escape uses 0.5.
+    t_max : float
+        How long to integrate, in :math:`t'`.
+    rtol, atol : float
+        Integrator tolerances (LSODA).
+
     Returns
     -------
     float
-        Escape time in :math:`t'`; ``nan`` if not reached by ``t_max``.
+        Escape time in :math:`t'`; 0 if the start is already below the threshold, ``nan``
+        if not reached by ``t_max``.
     """
     r0, d0, a0, U, _ = _reduce_overlaps(Q0, R0, T)
     p, p_star = U.shape

@@ -23,7 +23,7 @@ which is exact because :math:`W_t = W_0 - \\sum_{s<t}a_s\\lambda_s x_s^T/\\sqrt 
 The block ends with one rank-b update :math:`W \\leftarrow W - (a\\lambda)^T X_b/\\sqrt N`.
 This costs :math:`O(N(2p + p^* + b))` flops per step instead of per-step
 matrix-vector products, and reproduces the plain step-by-step recursion
-(:func:`~ibcore.quadratic.sgd_one_pass_reference`) to rounding error, on the same random numbers.
+(the test reference ``_sgd_one_pass_reference``) to rounding error, on the same random numbers.
 
 Time: the run's horizon is ``t_max`` in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`
 (converted to steps by :func:`~ibcore.quadratic.sgd_steps`, the one
@@ -51,7 +51,7 @@ from .clock import sgd_steps, sgd_time
 from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["sgd_one_pass", "sgd_one_pass_reference"]
+__all__ = ["sgd_one_pass"]
 
 
 @result(kw_only=True)
@@ -289,14 +289,14 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success):
                          noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success), message=message)
 
 
-def sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
-                           record_steps=None, noise=0.0, blowup=1e6):
-    """Plain step-by-step one-pass SGD (the specification the blocked simulator is tested against).
+def _sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
+                            record_steps=None, noise=0.0, blowup=1e6):
+    """Test reference: plain step-by-step one-pass SGD, the specification the blocked simulator is tested against.
 
     Same arguments, same random-number consumption and same output as
     :func:`~ibcore.quadratic.sgd_one_pass` (without ``block`` and ``stop_below``), one
-    matrix-vector product and one rank-1 update per step. Slow; use it for
-    checks only.
+    matrix-vector product and one rank-1 update per step. Slow, and not public: the
+    tests hold :func:`~ibcore.quadratic.sgd_one_pass` to it to rounding error.
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)

@@ -70,12 +70,14 @@ def frame_drift(R, reference=None):
     Parameters
     ----------
     R : array_like, shape (n_t, p, p_star)
+        Student-teacher overlaps along a run (e.g. ``run.R``), :math:`p \\ge p^*`.
     reference : array_like, shape (p, p_star), optional
         Reference frame; by default the frame of ``R[0]``.
 
     Returns
     -------
     ndarray, shape (n_t,)
+        :math:`\\|S(R_t) - S_{ref}\\|_F`, one value per record (dimensionless).
     """
     S = conserved_frame(finite_array("R", R, ndim=3))
     S_ref = S[0] if reference is None else finite_array("reference", reference, shape=S.shape[1:])
@@ -104,7 +106,8 @@ def closest_zero_loss_solution(R0):
 
     Parameters
     ----------
-    R0 : array_like, shape (p, p_star), p >= p_star, full column rank.
+    R0 : array_like, shape (p, p_star)
+        Initial student-teacher overlap, :math:`p \\ge p^*`, of full column rank.
 
     Returns
     -------
@@ -128,11 +131,14 @@ def closest_zero_loss_weights(W0, W_star):
     Parameters
     ----------
     W0 : array_like, shape (p, N)
+        Student weights (O(1) entries), :math:`p \\ge p^*`.
     W_star : array_like, shape (p_star, N)
+        Teacher weights, of full row rank.
 
     Returns
     -------
     ndarray, shape (p, N)
+        :math:`\\sqrt{p/p^*}\\,S(R_0)\\,W^*`.
     """
     W0, W_star = _validated_weights(W0, W_star, name="W0")
     p, N = W0.shape

@@ -140,6 +140,13 @@ def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
     Runs :func:`~ibcore.quadratic.sgd_ode_comparison` (same
     parameters) and measures the risk gaps along the run.
 
+    Parameters
+    ----------
+    p, p_star, N, lr, t_max, informative, q0, n_records, rng
+        As for :func:`~ibcore.quadratic.sgd_ode_comparison`, which this runs with them:
+        ``t_max`` is the length of the run in :math:`t'` (1.5 by default), ``informative``
+        the built-in teacher overlap (0.3 by default, as a trajectory comparison needs).
+
     Returns
     -------
     dict

@@ -9,10 +9,10 @@ solvers behind the chapters, one module per concept:
   :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (K = X Xᵀ without X, for d up to 10^8);
 * model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
   (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
-* gd, reference, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
-  O(m n²) per step), also from K alone, the O(m n d) check
-  :func:`~ibcore.relu.gradient_descent_weight_space`, and what they return, :class:`~ibcore.relu.results.GDResult`
-  (their shared loop is the internal module ``_iteration``);
+* gd, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
+  O(m n²) per step), also from K alone, and what it returns, :class:`~ibcore.relu.results.GDResult`
+  (the loop it shares with the O(m n d) weight-space test reference in ``reference`` is
+  the internal module ``_iteration``);
 * min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
   :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
@@ -30,7 +30,8 @@ the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Everything else
-# (names with a leading underscore, the module _iteration) is ibcore's own.
+# (names with a leading underscore, the module _iteration, the test reference in the
+# module reference, whose __all__ is empty) is ibcore's own.
 from . import (features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
                perturbation, reference, results, stability, trials)
 from .features import *  # noqa: F401,F403
@@ -43,7 +44,6 @@ from .model import *  # noqa: F401,F403
 from .network_trials import *  # noqa: F401,F403
 from .orthogonal import *  # noqa: F401,F403
 from .perturbation import *  # noqa: F401,F403
-from .reference import *  # noqa: F401,F403
 from .results import *  # noqa: F401,F403
 from .stability import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
@@ -51,7 +51,7 @@ from .trials import *  # noqa: F401,F403
 __all__ = [
     *features.__all__, *gram.__all__,             # the data
     *model.__all__, *stability.__all__,           # the network and its step sizes
-    *gd.__all__, *reference.__all__, *results.__all__,  # gradient descent and its result
+    *gd.__all__, *results.__all__,                # gradient descent and its result
     *min_norm.__all__,                            # the targets
     *orthogonal.__all__,                          # closed forms without cross-talk
     *perturbation.__all__,                        # ... and to first order in it

@@ -6,8 +6,9 @@ Part I can be solved example by example (the control of Boursier et al.,
 
 * one neuron: an active example moves as :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i`; a negative
   label crosses 0 once and freezes in :math:`(c y_i, 0]`, which gives the settling
-  step :func:`~ibcore.relu.orthogonal_stabilisation_step` and the overshoot floor
-  :func:`~ibcore.relu.orthogonal_overshoot_gap`;
+  step :func:`~ibcore.relu.orthogonal_stabilisation_step` and the overshoot floor, about
+  :math:`c/\sqrt3` (chapter 1; its exact value, by recursion, is the test reference
+  ``_orthogonal_overshoot_gap``);
 * two neurons :math:`f = \sigma(\beta_+) - \sigma(\beta_-)` from :math:`\beta_+ = \beta_- = b_0`:
   :math:`\beta_+ + \beta_-` is conserved while both are active, so an example decouples only if
   :math:`\lvert y_i\rvert \ge 2b_0`
@@ -21,7 +22,6 @@ from ..validation import finite_array, positive_float
 
 __all__ = [
     "orthogonal_stabilisation_step",
-    "orthogonal_overshoot_gap",
     "two_neuron_orthogonal_limit",
     "two_neuron_orthogonal_gap",
 ]
@@ -74,8 +74,8 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     return int(np.ceil(steps.max()))
 
 
-def orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
-    r"""The one-neuron gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` on orthogonal data, by recursion.
+def _orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
+    r"""Test reference: the one-neuron gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` on orthogonal data, by recursion.
 
     Each negative label freezes at the first :math:`\beta_{T,i} \le 0` of
     :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i` from :math:`\beta_{0,i} = b_0`, and
@@ -90,6 +90,8 @@ def orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
     and :math:`\approx c/\sqrt3` for symmetric labels when the crossing falls at a uniform
     phase of its last step (chapter 1).  A step-by-step recursion per label, so its
     cost is the number of steps, :math:`O(\log(1/\lvert y\rvert)/c)`.
+    The tests hold :func:`~ibcore.relu.gap_trial` on orthogonal data to it, as a
+    computation independent of GD; the chapters quote :math:`c/\sqrt3`. Not public.
 
     Parameters
     ----------

@@ -1,9 +1,10 @@
-"""The weight-space reference for :func:`~ibcore.relu.gradient_descent`.
+"""The weight-space test reference for :func:`~ibcore.relu.gradient_descent` (not public).
 
 The same GD, updating the weights directly: each step recomputes β = X w and
 lr∇L at O(m n d). It exists to check the primal–dual form (the two agree to
-~1e-10 relative, ``tests/relu``) and as the baseline of ``make bench``; use
-the primal–dual form for experiments.
+~1e-10 relative, ``tests/relu``) and, through its step kernel, as the baseline
+of ``make bench``; use the primal–dual form for experiments. Nothing here is
+public: tests reach ``_gradient_descent_weight_space`` through this module.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, ru
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent_weight_space"]
+__all__ = []  # a test reference only
 
 
 def _weight_space_step(X, y, s_col, W, alpha, beta, eta, relu=True):
@@ -55,17 +56,17 @@ class _WeightIterate:
 
 
 @gd_parameters_doc
-def gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
-                                  record_every=None, activation="relu",
-                                  check_stability=True) -> GDResult:
-    r"""Reference implementation: the same GD, updating w directly.
+def _gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
+                                   record_every=None, activation="relu",
+                                   check_stability=True) -> GDResult:
+    r"""Test reference: the same GD as :func:`~ibcore.relu.gradient_descent`, updating w directly.
 
     Each step recomputes :math:`\beta = Xw` and
     :math:`\eta\nabla_{w_j}L = \frac{\eta}{n}s_jX^\top D_jr`, at :math:`O(mnd)`; α is accumulated
     alongside only so that the histories can be compared, and the stopping rule uses
     :math:`\lVert w\rVert` and :math:`\lVert\Delta w\rVert` computed in weight space.
-    Use it to check :func:`~ibcore.relu.gradient_descent` (they agree to
-    :math:`\sim 10^{-10}` relative), not for experiments.
+    The tests hold :func:`~ibcore.relu.gradient_descent` to it (they agree to
+    :math:`\sim 10^{-10}` relative); it is not for experiments, and not public.
 
     Parameters
     ----------

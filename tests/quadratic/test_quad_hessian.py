@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import ibcore.quadratic as q
+from ibcore.quadratic.hessian import _population_gradient  # not public: the anchor of the Hessian checks
 
 
 def _risk(W, W_star):
@@ -17,7 +18,7 @@ def _generic_point(p=3, p_star=2, N=6, seed=1):
 def test_gradient_matches_finite_differences():
     W, W_star = _generic_point()
     h = 1e-6
-    g = q.population_gradient(W, W_star, wrt="W")
+    g = _population_gradient(W, W_star, wrt="W")
     fd = np.zeros_like(W)
     for idx in np.ndindex(*W.shape):
         E = np.zeros_like(W)
@@ -25,7 +26,7 @@ def test_gradient_matches_finite_differences():
         fd[idx] = (_risk(W + E, W_star) - _risk(W - E, W_star)) / (2 * h)
     np.testing.assert_allclose(g, fd, atol=1e-8)
     N = W.shape[1]
-    np.testing.assert_allclose(q.population_gradient(W, W_star), g * np.sqrt(N), atol=1e-14)
+    np.testing.assert_allclose(_population_gradient(W, W_star), g * np.sqrt(N), atol=1e-14)
 
 
 def test_hessian_matches_finite_differences():
@@ -39,8 +40,8 @@ def test_hessian_matches_finite_differences():
         E = np.zeros(p * N)
         E[k] = h
         E = E.reshape(p, N)
-        fd[:, k] = ((q.population_gradient(W + E, W_star, wrt="W")
-                     - q.population_gradient(W - E, W_star, wrt="W")) / (2 * h)).ravel()
+        fd[:, k] = ((_population_gradient(W + E, W_star, wrt="W")
+                     - _population_gradient(W - E, W_star, wrt="W")) / (2 * h)).ravel()
     np.testing.assert_allclose(H, fd, atol=1e-8)
     # second differences of the risk itself along random directions
     rng = np.random.default_rng(2)
@@ -57,7 +58,7 @@ def test_hessian_matches_finite_differences():
 def test_spectrum_matches_the_table(kind, p, p_star, N):
     W, W_star = q.critical_point(kind, p, p_star, N, rng=p * N)
     np.testing.assert_allclose(W_star @ W_star.T / N, np.eye(p_star), atol=1e-12)
-    assert np.max(np.abs(q.population_gradient(W, W_star))) < 1e-12     # a critical point
+    assert np.max(np.abs(_population_gradient(W, W_star))) < 1e-12     # a critical point
     values, mults = q.group_spectrum(np.linalg.eigvalsh(q.population_hessian(W, W_star)), tol=1e-6)
     table_values, table_mults = q.hessian_spectrum_table(kind, p, p_star, N)
     assert table_mults.sum() == p * N
@@ -76,6 +77,28 @@ def test_notes_reference_spectra():
         np.testing.assert_array_equal(m, mults)
     v, _ = q.hessian_spectrum_table("plateau", 3, 2, 9, wrt="W")
     np.testing.assert_allclose(v, np.array(expected["plateau"][0]) / 9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["zero", "plateau", "zero_loss"])
+def test_table_rows_are_distinct_eigenvalues_at_every_scale(kind):
+    """No two rows of the table coincide, so none is merged, even when wrt="W" makes them tiny.
+
+    The table once merged rows closer than 1e-15, which never happens in U units and at
+    N = 1e15 in W units fused distinct eigenvalues (the two of "zero" became one).
+    """
+    for p in range(1, 7):
+        for p_star in range(1, 7):
+            if kind == "zero_loss" and p < p_star:
+                continue
+            for N in (p + p_star, p + p_star + 3):
+                values, mults = q.hessian_spectrum_table(kind, p, p_star, N)
+                assert np.all(np.diff(values) > 1e-3) and np.all(mults > 0) and mults.sum() == p * N
+    N = 10**15
+    values, mults = q.hessian_spectrum_table(kind, 3, 2, N)
+    values_w, mults_w = q.hessian_spectrum_table(kind, 3, 2, N, wrt="W")
+    assert len(values) == {"zero": 2, "plateau": 4, "zero_loss": 4}[kind]
+    np.testing.assert_array_equal(mults_w, mults)
+    np.testing.assert_allclose(values_w * N, values, rtol=1e-12)
 
 
 def test_plateau_is_a_saddle_and_manifold_is_marginal():

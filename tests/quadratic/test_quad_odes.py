@@ -54,7 +54,7 @@ def test_gradient_flow_part_is_population_gradient_flow():
     p, p_star, N = 3, 2, 11
     W, W_star = rng.standard_normal((p, N)), rng.standard_normal((p_star, N))
     Q, R, T = q.overlaps(W, W_star)
-    G = q.population_gradient(W, W_star)
+    G = q.hessian._population_gradient(W, W_star)
     U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
     dQ, dR = q.ode_rhs(Q, R, T)
     np.testing.assert_allclose(dR, -p * G @ U_star.T, atol=1e-12)

@@ -29,7 +29,7 @@ def assert_same_run(a, b, rtol=1e-10):
 def test_primal_dual_matches_weight_space_one_neuron(problem):
     X, y, w0, lr = problem
     pd = R.gradient_descent(X, y, w0, lr=lr)
-    ws = R.gradient_descent_weight_space(X, y, w0, lr=lr)
+    ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr)
     assert pd.success and pd.w.shape == (X.shape[1],) and pd.beta.shape == (X.shape[0],)
     assert R.reactivation_count(pd) > 0  # the comparison covers re-activation events too
     assert_same_run(pd, ws)
@@ -39,7 +39,7 @@ def test_primal_dual_matches_weight_space_two_neurons(problem):
     X, y, _, lr = problem
     w0 = R.two_neuron_init(X, b0=0.1, trace=X.shape[1])
     pd = R.gradient_descent(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
-    ws = R.gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
+    ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
     assert pd.w.shape == (2, X.shape[1]) and pd.beta.shape == (2, X.shape[0])
     np.testing.assert_array_equal(pd.signs, [1.0, -1.0])
     assert_same_run(pd, ws)
@@ -53,8 +53,8 @@ def test_primal_dual_matches_weight_space_general_m(problem):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
         pd = R.gradient_descent(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0, record_every=5)
-        ws = R.gradient_descent_weight_space(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0,
-                                             record_every=5)
+        ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0,
+                                                        record_every=5)
     assert np.any(pd.last_change > 0)
     assert_same_run(pd, ws)
 
@@ -264,6 +264,6 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     np.testing.assert_array_equal(res.reactivations, react)
 
 
-@pytest.mark.parametrize("gd", [R.gradient_descent, R.gradient_descent_weight_space])
+@pytest.mark.parametrize("gd", [R.gradient_descent, R.reference._gradient_descent_weight_space])
 def test_shared_parameters_are_in_every_entry_points_docstring(gd):
     assert "{shared}" not in gd.__doc__ and "record_every : int or None" in gd.__doc__

@@ -150,7 +150,7 @@ def test_pattern_trial_orthogonal_is_the_exact_control():
     assert out["strictly_inactive"] == 0.0 and out["pls_violations"] == 0.0 and out["pls_to_star"] < 1e-12
     assert out["stabilisation_step"] == out["orthogonal_stabilisation_step"] and out["reactivations"] == 0
     y = R.sample_labels(20, rng=3)  # the trial draws its labels first
-    assert out["gap"] == pytest.approx(R.orthogonal_overshoot_gap(y, 0.05), rel=1e-9)
+    assert out["gap"] == pytest.approx(R.orthogonal._orthogonal_overshoot_gap(y, 0.05), rel=1e-9)
     assert out["gap_to_pls"] == pytest.approx(out["gap"], rel=1e-9)
 
 
