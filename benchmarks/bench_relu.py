@@ -4,7 +4,7 @@ Groups (the harness reports ratios of medians within a group):
 
 * ``relu-gd-step``: one GD step at n = 200, d = 20,000, m = 1, in weight space
   (role ``baseline``, O(n d)) and in primal–dual form (role ``candidate``, O(n²)).
-  Both time the very step functions that the solvers' loops call. The one-off
+  Both time the very step methods that the solvers' loop calls. The one-off
   cost of forming K = X Xᵀ (O(n² d)) is benchmarked separately as ``gram-setup``.
 * ``relu-gap-point``: one :func:`ibcore.relu.gap_trial` at d = 10^6 (n = 50), K drawn
   by Bartlett, GD to convergence, exact min-norm solve.
@@ -16,30 +16,22 @@ import numpy as np
 import pytest
 
 import ibcore.relu as R
+from ibcore.relu import _iteration
 
 N, D = 200, 20_000
 GAP_POINT = dict(n=50, d=10 ** 6)
 
 
 def make_step_problem(seed=0):
-    """State of a one-neuron run at the notes' initialisation, plus both step closures."""
+    """One-neuron states of both forms at the notes' initialisation, with their step methods."""
     X = R.sample_features(N, D, rng=seed)
     y = np.random.default_rng(seed + 1).uniform(-1, 1, N)
-    K = X @ X.T
-    eta = R.lr_from_contraction(0.01, X) / N
-    s_col = np.ones((1, 1))
-    w = R.all_active_init(X, trace=D)[None, :]
-    pd = {"beta": w @ X.T, "alpha": np.zeros((1, N))}
-    ws = {"W": w.copy(), "beta": w @ X.T, "alpha": np.zeros((1, N))}
-
-    def _primal_dual_step():
-        return R.gd._primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
-
-    def _weight_space_step():
-        ws["beta"], step_sq = R.reference._weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
-        return step_sq
-
-    return X, _primal_dual_step, _weight_space_step
+    w0 = R.all_active_init(X, trace=D)
+    setup = _iteration.prepare_gd(y, w0, init_name="w0", width=D, n=N, lr=R.lr_from_contraction(0.01, X),
+                                  signs=None, max_steps=1, tol=0, record_every=None, activation="relu")
+    dual = R.gd._DualIterate(X @ X.T, setup.init @ X.T, float(np.vdot(w0, w0)), setup)
+    weight_space = R.reference._WeightIterate(X, setup)
+    return X, dual.step, weight_space.step
 
 
 @pytest.fixture(scope="module")
