@@ -21,18 +21,11 @@ Without pytest-benchmark, ``python benchmarks/bench_quadratic.py`` measures the
 same things in CPU time (min and median of ``IB_BENCH_REPEAT`` interleaved runs, 9 by
 default), with the evaluations of each ODE run and the load average, and prints the ratios.
 """
-import importlib
-import importlib.util
-import io
 import os
-import subprocess
-import sys
-import tarfile
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _baseline import baseline_module, baseline_or_skip, interleaved
 
 import ibcore.quadratic as q
 
@@ -78,30 +71,9 @@ def ode_problem():
     return (Q0, R0, T), dict(lr=0.02 * p, t_max=50.0)
 
 
-def baseline_quadratic(ref: str = BASELINE_REF):
-    """``ibcore.quadratic`` as of git revision ``ref``, imported as ``ibcore_baseline``; None if unavailable."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        archive = subprocess.run(["git", "archive", ref, "ibcore"], cwd=root, capture_output=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    folder = Path(tempfile.mkdtemp(prefix="ib-baseline-"))
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
-    spec = importlib.util.spec_from_file_location("ibcore_baseline", folder / "ibcore" / "__init__.py",
-                                                  submodule_search_locations=[str(folder / "ibcore")])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ibcore_baseline"] = module
-    spec.loader.exec_module(module)
-    return importlib.import_module("ibcore_baseline.quadratic")
-
-
 @pytest.fixture(scope="module")
 def old():
-    found = baseline_quadratic()
-    if found is None:
-        pytest.skip(f"git revision {BASELINE_REF} is not available")
-    return found
+    return baseline_or_skip(BASELINE_REF, "quadratic")
 
 
 @pytest.mark.parametrize("system", ["full", "reduced"])
@@ -117,22 +89,10 @@ def bench_ode_escape_and_convergence(benchmark, system, role, request):
     assert traj.escape_time() < 10 and traj.risk[-1] < 1e-4
 
 
-def _interleaved(runs: dict, repeat: int = 9) -> dict:
-    """CPU seconds of each callable, run in turns so that all see the same load: ``{name: (min, median)}``."""
-    import time
-    import timeit
-
-    times = {k: [] for k in runs}
-    for _ in range(repeat):
-        for k, f in runs.items():
-            times[k] += timeit.repeat(f, number=1, repeat=1, timer=time.process_time)
-    return {k: (min(v), float(np.median(v))) for k, v in times.items()}
-
-
 if __name__ == "__main__":
     # CPU time (a busy machine inflates it far less than wall time), min and median of interleaved runs
     repeat = int(os.environ.get("IB_BENCH_REPEAT", "9"))
-    old = baseline_quadratic()
+    old = baseline_module(BASELINE_REF, "quadratic")
     print(f"{repeat} interleaved runs each, CPU time; load average before: {os.getloadavg()[0]:.1f}")
     for N, steps in sorted(STEPS.items()):
         block = q.sgd._default_block(N)
@@ -142,7 +102,7 @@ if __name__ == "__main__":
                 "sgd": lambda: q.sgd_one_pass(W0, W_star, lr=LR, n_steps=steps, rng=1)}
         if old is not None:
             runs["old"] = lambda: old.sgd_one_pass(W0, W_star, lr=LR, n_steps=steps, rng=1)
-        t = _interleaved(runs, repeat)
+        t = interleaved(runs, repeat)
         ratio = {k: (t[k][0] / t["draw"][0], t[k][1] / t["draw"][1]) for k in t}
         before = (f"; {BASELINE_REF[:10]}: {ratio['old'][1]:.2f} (min {ratio['old'][0]:.2f})"
                   if old is not None else "")
@@ -154,7 +114,7 @@ if __name__ == "__main__":
         runs = {"new": lambda: getattr(q, name)(*args, **kwargs)}
         if old is not None:
             runs["old"] = lambda: getattr(old, name)(*args, **kwargs)
-        t = _interleaved(runs, repeat)
+        t = interleaved(runs, repeat)
         evals = {k: f().nfev for k, f in runs.items()}
         ratio = (f"; {BASELINE_REF[:10]}: median {t['old'][1] * 1e3:.0f} ms (min {t['old'][0] * 1e3:.0f}), "
                  f"{evals['old']} evaluations; ratio new/old {t['new'][1] / t['old'][1]:.2f} "

@@ -4,42 +4,77 @@ Groups (the harness reports ratios of medians within a group):
 
 * ``relu-gd-step``: one GD step at n = 200, d = 20,000, m = 1, in weight space
   (role ``baseline``, O(n d)) and in primal–dual form (role ``candidate``, O(n²)).
-  Both time the very step functions that the solvers' loops call. The one-off
+  Both time the very step methods that the solvers' loop calls. The one-off
   cost of forming K = X Xᵀ (O(n² d)) is benchmarked separately as ``gram-setup``.
+* ``relu-gd-loop-n{n}-m{m}``: the whole GD loop (``run_gd`` of the primal–dual form,
+  divergence check, pattern bookkeeping and stopping test included) over
+  ``LOOP_STEPS`` steps of a Gram-only run at d = 10⁶, c = 0.001, for n = 20, 160
+  and m = 1, 4: the part of Part I's sweeps where small n leaves numpy's per-call
+  cost to dominate. The baseline is the same loop in ibcore as of
+  ``IB_BENCH_GD_BASELINE`` (a git revision, default 6f3b315: ``main`` before the
+  loop's buffers), imported from a ``git archive`` of it; the ratio is per step.
 * ``relu-gap-point``: one :func:`ibcore.relu.gap_trial` at d = 10^6 (n = 50), K drawn
   by Bartlett, GD to convergence, exact min-norm solve.
 
 Without pytest-benchmark, ``python benchmarks/bench_relu.py`` measures the same
-things with ``timeit`` and prints the ratio.
+things with ``timeit`` and prints the ratios; the loop in CPU time, min and median
+of ``IB_BENCH_REPEAT`` interleaved runs (9 by default).
 """
+import os
+
 import numpy as np
 import pytest
+from _baseline import baseline_module, baseline_or_skip, interleaved
 
 import ibcore.relu as R
+from ibcore.relu import _iteration
 
 N, D = 200, 20_000
 GAP_POINT = dict(n=50, d=10 ** 6)
 
+#: main before the GD loop wrote into buffers: the baseline of the relu-gd-loop groups
+LOOP_BASELINE_REF = os.environ.get("IB_BENCH_GD_BASELINE", "6f3b315dacaf32b05537e4630f400840215054a1")
+LOOP_CASES = [(20, 1), (20, 4), (160, 1), (160, 4)]
+LOOP_STEPS = 2000
+
 
 def make_step_problem(seed=0):
-    """State of a one-neuron run at the notes' initialisation, plus both step closures."""
+    """One-neuron states of both forms at the notes' initialisation, with their step methods."""
     X = R.sample_features(N, D, rng=seed)
     y = np.random.default_rng(seed + 1).uniform(-1, 1, N)
-    K = X @ X.T
-    eta = R.lr_from_contraction(0.01, X) / N
-    s_col = np.ones((1, 1))
-    w = R.all_active_init(X, trace=D)[None, :]
-    pd = {"beta": w @ X.T, "alpha": np.zeros((1, N))}
-    ws = {"W": w.copy(), "beta": w @ X.T, "alpha": np.zeros((1, N))}
+    w0 = R.all_active_init(X, trace=D)
+    setup = _iteration.prepare_gd(y, w0, init_name="w0", width=D, n=N, lr=R.lr_from_contraction(0.01, X),
+                                  signs=None, max_steps=1, tol=0, record_every=None, activation="relu")
+    dual = R.gd._DualIterate(X @ X.T, setup.init @ X.T, float(np.vdot(w0, w0)), setup)
+    weight_space = R.reference._WeightIterate(X, setup)
+    return X, dual.step, weight_space.step
 
-    def _primal_dual_step():
-        return R.gd._primal_dual_step(K, y, s_col, pd["beta"], pd["alpha"], eta, True)
 
-    def _weight_space_step():
-        ws["beta"], step_sq = R.reference._weight_space_step(X, y, s_col, ws["W"], ws["alpha"], ws["beta"], eta, True)
-        return step_sq
+def loop_problem(n, m, seed=0):
+    """A Gram-only run as in gap_trial (d = 10⁶, c = 0.001, y ~ U[-1, 1]), m neurons near the all-active start."""
+    rng = np.random.default_rng(seed)
+    K = R.sample_gram(n, 10 ** 6, rng=rng)
+    y = R.sample_labels(n, rng=rng)
+    alpha0 = R.all_active_init(K=K, m=m, trace=10 ** 6) * (1 + 0.3 * rng.standard_normal((m, n)))
+    return {"K": K, "y": y, "alpha0": alpha0[0] if m == 1 else alpha0, "lr": R.lr_from_contraction(0.001, K=K) / m}
 
-    return X, _primal_dual_step, _weight_space_step
+
+def run_loop(relu, problem, steps=LOOP_STEPS):
+    """``steps`` steps of the primal–dual loop of ``relu`` (this ibcore.relu or a baseline's).
+
+    What ``gradient_descent(K=..., alpha0=...)`` runs after its checks, which are left
+    out (an eigendecomposition of K would weigh on the ratio at n = 160).
+    ``tol > 0``, so the stopping test runs every step, but is not met.
+    """
+    K, A0 = problem["K"], problem["alpha0"]
+    setup = relu._iteration.prepare_gd(problem["y"], A0, init_name="alpha0", width=K.shape[0], n=K.shape[0],
+                                       lr=problem["lr"], signs=None, max_steps=steps, tol=1e-12,
+                                       record_every=None, activation="relu")
+    beta0 = setup.init @ K
+    state = relu.gd._DualIterate(K, beta0, float(np.vdot(setup.init, beta0)), setup)
+    res = relu._iteration.run_gd(state, setup, bound=float("inf"), alpha0=setup.init)
+    assert res.n_steps == steps
+    return res
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +104,22 @@ def bench_gram_setup(benchmark, step_problem):
     benchmark(lambda: X @ X.T)
 
 
+@pytest.fixture(scope="module")
+def old_relu():
+    return baseline_or_skip(LOOP_BASELINE_REF, "relu")
+
+
+@pytest.mark.parametrize("n, m", LOOP_CASES)
+@pytest.mark.parametrize("role", ["baseline", "candidate"])
+def bench_gd_loop(benchmark, n, m, role, request):
+    relu = request.getfixturevalue("old_relu") if role == "baseline" else R
+    problem = loop_problem(n, m)
+    benchmark.group = f"relu-gd-loop-n{n}-m{m}"
+    benchmark.extra_info.update(role=role, n=n, m=m, steps=LOOP_STEPS,
+                                revision=LOOP_BASELINE_REF if role == "baseline" else "this checkout")
+    benchmark(run_loop, relu, problem)
+
+
 @pytest.mark.parametrize("c", [0.01, 0.001])
 def bench_gap_point_d_1e6(benchmark, c):
     benchmark.group = "relu-gap-point"
@@ -91,6 +142,22 @@ if __name__ == "__main__":
     print(f"  primal-dual step  : {t_pd * 1e6:8.1f} us")
     print(f"  ratio             : {t_ws / t_pd:8.0f} x")
     print(f"  K = X X^T (once)  : {t_k * 1e3:8.1f} ms  (= {t_k / t_ws:.0f} weight-space steps)")
+    repeat = int(os.environ.get("IB_BENCH_REPEAT", "9"))
+    old = baseline_module(LOOP_BASELINE_REF, "relu")
+    print(f"GD loop, {LOOP_STEPS} steps, CPU time per step, {repeat} interleaved runs; "
+          f"baseline {LOOP_BASELINE_REF[:10]}; load average before: {os.getloadavg()[0]:.1f}")
+    for n, m in LOOP_CASES:
+        problem = loop_problem(n, m)
+        runs = {"new": lambda problem=problem: run_loop(R, problem)}
+        if old is not None:
+            runs["old"] = lambda problem=problem: run_loop(old, problem)
+        t = {k: (lo / LOOP_STEPS, med / LOOP_STEPS) for k, (lo, med) in interleaved(runs, repeat).items()}
+        line = f"  n={n:4d} m={m}: median {t['new'][1] * 1e6:6.2f} us (min {t['new'][0] * 1e6:6.2f})"
+        if old is not None:
+            line += (f", baseline {t['old'][1] * 1e6:6.2f} us (min {t['old'][0] * 1e6:6.2f}): "
+                     f"baseline/new {t['old'][1] / t['new'][1]:.2f} (of mins {t['old'][0] / t['new'][0]:.2f})")
+        print(line)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     for c in (0.01, 0.001):
         times, outs = [], []
         for seed in range(3):

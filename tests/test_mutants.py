@@ -4,12 +4,11 @@ Each mutant is applied with monkeypatch wherever ibcore looks the function up, t
 named for it run and must fail. The 1.3x relative_gap_gram mutant survived every
 tolerance-band test before tests/relu/independent.py gave the trials independent references.
 """
-import numpy as np
 import pytest
 
 import ibcore.relu as R
 from ibcore.quadratic import odes
-from ibcore.relu import _iteration, gd, metrics, reference, trials
+from ibcore.relu import _iteration, gd, metrics, trials
 
 from .quadratic import test_quad_trials
 from .relu import test_relu_gd, test_relu_trials
@@ -26,24 +25,16 @@ def _gap_times_1_3(mp):
 
 def _lr_one_percent_high(mp):
     """The GD kernel takes a step 1% longer than lr/n asks."""
-    coefficients = _iteration.gradient_coefficients
-    wrong = lambda beta, y, s_col, eta, relu=True: coefficients(beta, y, s_col, 1.01 * eta, relu)  # noqa: E731
-    mp.setattr(_iteration, "gradient_coefficients", wrong)
-    mp.setattr(gd, "gradient_coefficients", wrong)
+    kernel = _iteration.gradient_kernel
+    wrong = lambda y, signs, eta, relu=True: kernel(y, signs, 1.01 * eta, relu)  # noqa: E731
+    mp.setattr(_iteration, "gradient_kernel", wrong)
+    mp.setattr(gd, "gradient_kernel", wrong)
 
 
 def _relu_slope_one_at_zero(mp):
     """sigma'(0) = 1: the GD kernel counts a pre-activation exactly 0 as active. The primal-dual
     solver and its weight-space reference share the kernel, so only an outside reference sees it."""
-    coefficients = _iteration.gradient_coefficients
-
-    def wrong(beta, y, s_col, eta, relu=True):
-        if not relu:
-            return coefficients(beta, y, s_col, eta, relu)
-        return eta * (s_col * (s_col[:, 0] @ np.maximum(beta, 0.0) - y)) * (beta >= 0)
-
-    for where in (_iteration, gd, reference):
-        mp.setattr(where, "gradient_coefficients", wrong)
+    mp.setattr(_iteration, "RELU_SLOPE_AT_0", 1.0)
 
 
 def _phi_ten_percent_low(mp):

@@ -8,13 +8,17 @@ bookkeeping, the recorded history and the :class:`~ibcore.relu.results.GDResult`
 
 A state has arrays ``beta`` and ``alpha`` of shape (m, n), updated in place,
 and three methods: ``step()`` takes one GD step and returns ‖w_{t+1} - w_t‖²
-(Frobenius, over all neurons), ``w_sq()`` returns ‖w_{t+1}‖², and ``finite()``
-says whether the iterate is still finite.
+(Frobenius, over all neurons), ``w_sq()`` returns ‖w_{t+1}‖², and
+``finite(w_sq)`` says whether the iterate is still finite, given the value
+``w_sq()`` just returned for it (a state whose ‖w‖² is finite only when every
+entry is may answer from that number alone).
 
-The arithmetic of one step is :func:`gradient_coefficients`: with
+The arithmetic of one step is :func:`gradient_kernel`: with
 G_j = (lr/n) s_j D_j r, one GD step is α ← α - G in the dual and
 w_j ← w_j - Xᵀ G_j in weight space.  Kernels trust their inputs (the entry
-points validate them once), because they run in the inner loop.
+points validate them once), because they run in the inner loop.  For small n
+a step costs little more than numpy's per-call overhead, so the loop avoids
+creating arrays: the kernels write into buffers allocated once per run.
 """
 from __future__ import annotations
 
@@ -48,10 +52,6 @@ class GDSetup:
     @property
     def m(self) -> int:
         return self.init.shape[0]
-
-    @property
-    def s_col(self) -> np.ndarray:
-        return self.signs[:, None]
 
 
 def _validated_init(name, value, width):
@@ -114,20 +114,74 @@ def without_inactive_warning(func, /, *args, **kwargs):
         return func(*args, **kwargs)
 
 
-def gradient_coefficients(beta, y, s_col, eta, relu=True) -> np.ndarray:
-    """G with lr ∇_{w_j} L = Xᵀ G_j: G_j = η s_j D_j r, r = Σ_j s_j σ(β_j) - y, η = lr/n.
+#: σ'(0) of the ReLU: an example with β_{j,i} = 0 exactly counts as inactive on neuron j
+RELU_SLOPE_AT_0 = 0.0
 
-    A kernel of the inner loop: ``beta`` (m, n), ``y`` (n,), ``s_col`` the
-    signs as an (m, 1) column; inputs are not validated.  For the identity
-    activation every example counts as active (D_j = I).
+
+def gradient_kernel(y, signs, eta, relu=True):
+    """The kernel of the inner loop, G with lr ∇_{w_j} L = Xᵀ G_j: G_j = η s_j D_j r, r = Σ_j s_j σ(β_j) - y.
+
+    Returns a function of β (m, n) that returns G (m, n) in a buffer which
+    the next call overwrites.  ``y`` (n,), ``signs`` (m,) of ±1 and η = lr/n
+    are not validated, and β must be finite (:func:`run_gd` stops a run
+    whose iterate is not).  For the identity activation every example counts
+    as active (D_j = I).
+
+    Every factor of G except r and η is exactly ±1 or 0/1, so grouping them
+    as is cheapest changes no bit: after r, the only rounding is that of the
+    product with η, as in the textbook order ((s_j r) D_j) η.
     """
-    if relu:
-        r = s_col[:, 0] @ np.maximum(beta, 0.0) - y
-        G = (s_col * r) * (beta > 0)
-    else:
-        G = s_col * (s_col[:, 0] @ beta - y)
-    G *= eta
-    return G
+    if signs.size == 1:
+        return _one_neuron_kernel(y, signs[0], eta, relu)
+    return _network_kernel(y, signs, eta, relu)
+
+
+def _one_neuron_kernel(y, sign, eta, relu):
+    # s r = σ(β) - s y, as s² = 1: no product over neurons.  Only the sign of a zero entry
+    # of G can differ from the network kernel's, and it reaches neither α (α - (±0) = α, as α
+    # starts at +0 and so is never -0) nor K G and the step length (sums that start at +0).
+    n = y.size
+    sy = sign * y
+    # constants as arrays of β's shape: numpy is faster with them than with a Python float
+    zero, slope_at_0, eta_row = np.zeros((1, n)), np.full((1, n), RELU_SLOPE_AT_0), np.full((1, n), eta)
+    sr, D, G = (np.empty((1, n)) for _ in range(3))
+    maximum, subtract, multiply, heaviside = np.maximum, np.subtract, np.multiply, np.heaviside
+
+    if not relu:
+        def kernel(beta):
+            subtract(beta, sy, out=G)
+            return multiply(G, eta_row, out=G)
+        return kernel
+
+    def kernel(beta):
+        subtract(maximum(beta, zero, out=sr), sy, out=sr)
+        multiply(sr, heaviside(beta, slope_at_0, out=D), out=G)
+        return multiply(G, eta_row, out=G)
+    return kernel
+
+
+def _network_kernel(y, signs, eta, relu):
+    m, n = signs.size, y.size
+    s_eta = np.repeat(signs[:, None] * eta, n, axis=1)  # s_j η in row j (exact): no broadcast of a column
+    r = np.empty(n)
+    r_row = r[None, :]  # (1, n) view: numpy broadcasts it over the rows faster than an (n,) array
+    h, scale, G = (np.empty((m, n)) for _ in range(3))
+    dot, subtract, multiply = np.dot, np.subtract, np.multiply  # np.dot: the BLAS call of @, sooner
+
+    if not relu:
+        def kernel(beta):
+            subtract(dot(signs, beta, out=r), y, out=r)
+            return multiply(r_row, s_eta, out=G)
+        return kernel
+
+    zero, slope_at_0 = np.zeros((m, n)), np.full((m, n), RELU_SLOPE_AT_0)  # arrays: see _one_neuron_kernel
+    maximum, heaviside = np.maximum, np.heaviside
+
+    def kernel(beta):
+        subtract(dot(signs, maximum(beta, zero, out=h), out=r), y, out=r)
+        multiply(heaviside(beta, slope_at_0, out=scale), s_eta, out=scale)  # s_j η D_j
+        return multiply(r_row, scale, out=G)
+    return kernel
 
 
 class _PatternTracker:
@@ -140,14 +194,20 @@ class _PatternTracker:
         self.reactivations = np.zeros(active.shape, dtype=np.int64)
         self.setup = setup
         self.records = []
+        self._new = np.empty_like(active)
+        self._bytes = active.tobytes()
 
-    def update(self, t, active):
+    def update(self, t, beta):
+        """Count the changes of pattern that step t made, from its pre-activations β."""
+        active = np.greater(beta, 0.0, out=self._new)
+        if active.tobytes() == self._bytes:  # the usual case, and far cheaper to test than to count
+            return
         changed = active != self.active
-        if changed.any():
-            self.last_change[changed] = t
-            self.reactivations += changed & active & self.ever_active
-            self.ever_active |= active
-            self.active = active
+        self.last_change[changed] = t
+        self.reactivations += changed & active & self.ever_active
+        self.ever_active |= active
+        self.active = active.copy()
+        self._bytes = active.tobytes()
 
     def record(self, t, beta, alpha):
         if not self.records or self.records[-1][0] != t:
@@ -182,22 +242,27 @@ def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResu
     tracker = _PatternTracker(state.beta > 0 if s.relu else np.ones(state.beta.shape, bool), s)
     if s.record_every:
         tracker.record(0, state.beta, state.alpha)
+    # looked up once: the loop runs 10⁴-10⁵ times at a few µs a step
+    step, w_sq, finite, isfinite = state.step, state.w_sq, state.finite, math.isfinite
+    relu, record_every, tol, max_steps = s.relu, s.record_every, s.tol, s.max_steps
+    tol_sq = tol * tol  # the stopping test's left factor, as (tol·tol)·‖w‖²
     success, t = False, 0
     # overflow is caught after every step and reported with its step, so numpy need not warn
     with np.errstate(over="ignore", invalid="ignore"):
-        while t < s.max_steps:
-            step_sq = state.step()
+        while t < max_steps:
+            step_sq = step()
             t += 1
+            norm_sq = w_sq()
             # ‖Δw‖² overflows long before w does (at |w| ~ 1e154), so the loss is still finite here
-            if not (math.isfinite(step_sq) and state.finite()):
+            if not (isfinite(step_sq) and finite(norm_sq)):
                 raise DivergenceError(
                     f"gradient descent diverged: the step length or the iterates overflowed "
                     f"(lr={s.lr:.6g}, stability bound 2n/(m*lambda_max(K)) = {bound:.6g})", step=t, unit="GD step")
-            if s.relu:
-                tracker.update(t, state.beta > 0)
-            if s.record_every and t % s.record_every == 0:
+            if relu:
+                tracker.update(t, state.beta)
+            if record_every and t % record_every == 0:
                 tracker.record(t, state.beta, state.alpha)
-            if s.tol > 0 and step_sq <= s.tol * s.tol * max(state.w_sq(), 0.0):
+            if tol > 0 and step_sq <= tol_sq * max(norm_sq, 0.0):
                 success = True
                 break
     tracker.record(t, state.beta, state.alpha)

@@ -26,47 +26,46 @@ import scipy.linalg
 
 from ..validation import finite_array
 from .gram import _features_or_gram
-from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from ._iteration import gd_parameters_doc, gradient_kernel, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
 __all__ = ["gradient_descent"]
 
 
-def _primal_dual_step(K, y, s_col, beta, alpha, eta, relu=True) -> float:
-    """One GD step in the dual, in place: α ← α - ηG, β ← β - (ηG) K. O(m n²).
-
-    A kernel of the inner loop (inputs not validated): ``K`` (n, n), ``y``
-    (n,), ``s_col`` the signs as an (m, 1) column, ``beta`` and ``alpha``
-    (m, n), η = lr/n.  Returns ‖w_{t+1} - w_t‖² = Σ_j (ηG_j)ᵀ K (ηG_j), from
-    the product it needs anyway.
-    """
-    G = gradient_coefficients(beta, y, s_col, eta, relu)
-    KG = G @ K  # K symmetric: row j is K (ηG_j)
-    alpha -= G
-    beta -= KG
-    return float(np.vdot(G, KG))
-
-
 class _DualIterate:
-    """State (α, β) of the primal–dual form, with w_j = w0_j + Xᵀα_j never formed."""
+    """State (α, β) of the primal–dual form, with w_j = w0_j + Xᵀα_j never formed.
+
+    One step costs O(m n²): a product with K and a few O(mn) operations, all
+    written into buffers allocated here (see :mod:`~ibcore.relu._iteration`).
+    """
 
     def __init__(self, K, beta0, w0_sq, setup):
         self.K, self.setup = K, setup
         self.beta0, self.w0_sq = beta0, w0_sq
         self.beta, self.alpha = beta0.copy(), np.zeros_like(beta0)
-        self.s_col, self.eta = setup.s_col, setup.lr / K.shape[0]
+        self._gradient = gradient_kernel(setup.y, setup.signs, setup.lr / K.shape[0], setup.relu)
+        self._KG, self._beta_sum = np.empty_like(beta0), np.empty_like(beta0)
 
     def step(self):
-        s = self.setup
-        return _primal_dual_step(self.K, s.y, self.s_col, self.beta, self.alpha, self.eta, s.relu)
+        """One GD step in the dual, in place: α ← α - G, β ← β - G K.
+
+        Returns ‖w_{t+1} - w_t‖² = Σ_j G_jᵀ K G_j, from the product it needs anyway.
+        """
+        G = self._gradient(self.beta)
+        KG = np.dot(G, self.K, out=self._KG)  # K symmetric: row j is K G_j (dot: the same BLAS call as @, sooner)
+        np.subtract(self.alpha, G, out=self.alpha)
+        np.subtract(self.beta, KG, out=self.beta)
+        return float(np.vdot(G, KG))
 
     def w_sq(self):
         # ‖w_j‖² = ‖w0_j‖² + 2 α_j·β0_j + α_jᵀKα_j = ‖w0_j‖² + α_j·(β_j + β0_j), as Kα_j = β_j - β0_j
-        return self.w0_sq + float(np.vdot(self.alpha, self.beta + self.beta0))
+        return self.w0_sq + float(np.vdot(self.alpha, np.add(self.beta, self.beta0, out=self._beta_sum)))
 
-    def finite(self):
-        return math.isfinite(self.beta.sum()) and math.isfinite(self.alpha.sum())
+    def finite(self, w_sq):
+        # an inf or NaN in α or β makes a term of α·(β + β0), and so w_sq, inf or NaN (β0 is
+        # finite); the converse can fail only by overflow of finite terms, so look then
+        return math.isfinite(w_sq) or bool(np.isfinite(self.alpha).all() and np.isfinite(self.beta).all())
 
 
 @gd_parameters_doc

@@ -2,8 +2,8 @@
 
 The same GD, updating the weights directly: each step recomputes β = X w and
 lr∇L at O(m n d). It exists to check the primal–dual form (the two agree to
-~1e-10 relative, ``tests/relu``) and, through its step kernel, as the baseline
-of ``make bench``; use the primal–dual form for experiments. Nothing here is
+~1e-10 relative, ``tests/relu``) and, through its step (``_WeightIterate.step``), as
+the baseline of ``make bench``; use the primal–dual form for experiments. Nothing here is
 public: tests reach ``_gradient_descent_weight_space`` through this module.
 """
 from __future__ import annotations
@@ -13,24 +13,11 @@ import math
 import numpy as np
 
 from ..validation import finite_array
-from ._iteration import gd_parameters_doc, gradient_coefficients, prepare_gd, run_gd, warn_inactive
+from ._iteration import gd_parameters_doc, gradient_kernel, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
 __all__ = []  # a test reference only
-
-
-def _weight_space_step(X, y, s_col, W, alpha, beta, eta, relu=True):
-    """One plain GD step, W ← W - lr ∇L, then β = W Xᵀ. O(m n d). Returns (β_new, ‖ΔW‖²).
-
-    A kernel of the inner loop (inputs not validated); ``alpha`` is updated
-    alongside only so that the histories of both forms can be compared.
-    """
-    G = gradient_coefficients(beta, y, s_col, eta, relu)
-    update = G @ X  # lr ∇_{w_j} L
-    W -= update
-    alpha -= G
-    return W @ X.T, float(np.vdot(update, update))
 
 
 class _WeightIterate:
@@ -40,18 +27,25 @@ class _WeightIterate:
         self.X, self.setup = X, setup
         self.W = setup.init.copy()
         self.beta, self.alpha = self.W @ X.T, np.zeros((self.W.shape[0], X.shape[0]))
-        self.s_col, self.eta = setup.s_col, setup.lr / X.shape[0]
+        self._gradient = gradient_kernel(setup.y, setup.signs, setup.lr / X.shape[0], setup.relu)
 
     def step(self):
-        s = self.setup
-        self.beta, step_sq = _weight_space_step(self.X, s.y, self.s_col, self.W, self.alpha, self.beta,
-                                               self.eta, s.relu)
-        return step_sq
+        """One plain GD step, W ← W - lr ∇L, then β = W Xᵀ. O(m n d). Returns ‖ΔW‖².
+
+        ``alpha`` is updated alongside only so that the histories of both forms can be compared.
+        """
+        G = self._gradient(self.beta)
+        update = G @ self.X  # lr ∇_{w_j} L
+        self.W -= update
+        self.alpha -= G
+        self.beta = self.W @ self.X.T
+        return float(np.vdot(update, update))
 
     def w_sq(self):
         return float(np.vdot(self.W, self.W))
 
-    def finite(self):
+    def finite(self, w_sq):
+        # α and β are arrays of their own here, so w_sq says nothing about them
         return all(math.isfinite(a.sum()) for a in (self.W, self.beta, self.alpha))
 
 
