@@ -325,6 +325,9 @@ _GD_PARAMETERS = r"""lr : float
 
 
 def gd_parameters_doc(func):
-    """Fill the ``{shared}`` slot of a GD entry point's docstring with the parameters all of them share."""
+    """Fill the ``{shared}`` slot of a GD entry point's docstring with the parameters all of them share.
+
+    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
+    """
     func.__doc__ = func.__doc__.replace("{shared}", _GD_PARAMETERS)
     return func

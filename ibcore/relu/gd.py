@@ -68,7 +68,6 @@ class _DualIterate:
         return math.isfinite(w_sq) or bool(np.isfinite(self.alpha).all() and np.isfinite(self.beta).all())
 
 
-@gd_parameters_doc
 def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000,
                      tol=1e-12, record_every=None, activation="relu", check_stability=True) -> GDResult:
     r"""GD on :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with loss :math:`\frac1{2n}\sum_i(f(x_i) - y_i)^2`, in primal–dual form.
@@ -134,3 +133,6 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
     warn_inactive(beta0, setup)
     state = _DualIterate(K, beta0, float(np.vdot(A0, beta0)), setup)
     return run_gd(state, setup, bound=bound, alpha0=A0)
+
+
+gd_parameters_doc(gradient_descent)

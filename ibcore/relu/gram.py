@@ -111,7 +111,10 @@ _X_Y_OR_K = r"""X : array of shape (n, d), optional
 
 
 def _x_y_or_k_doc(func):
-    """Fill the ``{x_y_or_k}`` slot of a docstring with the parameters X, y and K."""
+    """Fill the ``{x_y_or_k}`` slot of a docstring with the parameters X, y and K.
+
+    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
+    """
     func.__doc__ = func.__doc__.replace("{x_y_or_k}", _X_Y_OR_K)
     return func
 

@@ -114,12 +114,14 @@ _RUN = """Parameters
 
 
 def _run_doc(func):
-    """Fill the ``{run}`` slot of a docstring with its Parameters section, whose first is ``result``."""
+    """Fill the ``{run}`` slot of a docstring with its Parameters section, whose first is ``result``.
+
+    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
+    """
     func.__doc__ = func.__doc__.replace("{run}", _RUN)
     return func
 
 
-@_run_doc
 def stabilisation_step(result) -> int:
     """The step after which no activation pattern changes: the largest ``last_change``.
 
@@ -133,7 +135,9 @@ def stabilisation_step(result) -> int:
     return int(np.max(result.last_change))
 
 
-@_run_doc
+_run_doc(stabilisation_step)
+
+
 def reactivation_count(result) -> int:
     r"""Total number of re-activations (:math:`\beta_{j,i} \le 0` then :math:`> 0` again) over all neurons and examples.
 
@@ -146,7 +150,9 @@ def reactivation_count(result) -> int:
     return int(np.sum(result.reactivations))
 
 
-@_run_doc
+_run_doc(reactivation_count)
+
+
 def positive_residual(result, y) -> float:
     r"""How well the positive labels are fitted: :math:`\max_{i:\,y_i > 0} \lvert f(x_i) - y_i\rvert`.
 
@@ -162,6 +168,9 @@ def positive_residual(result, y) -> float:
     y = finite_array("y", y, shape=(np.size(result.predictions),))
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
+
+
+_run_doc(positive_residual)
 
 
 def _can_fit(y, signs) -> np.ndarray:

@@ -149,7 +149,6 @@ def _solve_dual(K, y, name):
     return _bounded_dual(K, np.where(pos, y, 0.0), ~pos, name)
 
 
-@_x_y_or_k_doc
 def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     r"""The minimum-ℓ2-norm global minimiser :math:`w^\star` of the one-neuron ReLU square loss.
 
@@ -178,6 +177,9 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     return _solve(X, K, y, _solve_dual, "relu")
 
 
+_x_y_or_k_doc(min_norm_solution)
+
+
 def _positive_subset_nu(K, y, name):
     pos = y > 0
     nu = np.zeros(y.size)
@@ -186,7 +188,6 @@ def _positive_subset_nu(K, y, name):
     return nu
 
 
-@_x_y_or_k_doc
 def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     r"""Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
 
@@ -208,7 +209,9 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     return _solve(X, K, y, _positive_subset_nu, "positive_subset")
 
 
-@_x_y_or_k_doc
+_x_y_or_k_doc(positive_subset_least_squares)
+
+
 def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     r"""The two-neuron target :math:`(w^\star(y), w^\star(-y))`.
 
@@ -230,6 +233,9 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     minus_y = None if y is None else -np.asarray(y, float)
     return np.stack([getattr(min_norm_solution(X, y, K=K), field),
                      getattr(min_norm_solution(X, minus_y, K=K), field)])
+
+
+_x_y_or_k_doc(min_norm_pair)
 
 
 # ---------------------------------------------------------------------------

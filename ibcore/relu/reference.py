@@ -49,7 +49,6 @@ class _WeightIterate:
         return all(math.isfinite(a.sum()) for a in (self.W, self.beta, self.alpha))
 
 
-@gd_parameters_doc
 def _gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12,
                                    record_every=None, activation="relu",
                                    check_stability=True) -> GDResult:
@@ -80,3 +79,6 @@ def _gradient_descent_weight_space(X, y, w0, *, lr, signs=None, max_steps=100_00
     state = _WeightIterate(X, setup)
     warn_inactive(state.beta, setup)
     return run_gd(state, setup, bound=bound, weights=lambda st: st.W)
+
+
+gd_parameters_doc(_gradient_descent_weight_space)
