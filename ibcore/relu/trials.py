@@ -261,7 +261,8 @@ def structure_trial(*, n, d, rng=None) -> dict:
         ``strictly_inactive`` (fraction of the negative-label constraints with
         :math:`x_i\cdot w^\star < 0`), ``pls_violations`` (fraction of negative labels with
         :math:`x_i\cdot w_{PLS} > 0`), ``pls_predicts_slack`` (bool) and ``pls_to_star``
-        :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`.
+        :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`, 0 on a draw without a
+        positive label (probability :math:`2^{-n}`), where :math:`w^\star = w_{PLS} = 0`.
     """
     n, d = _validated_sizes(n, d)
     rng = np.random.default_rng(rng)
@@ -269,7 +270,9 @@ def structure_trial(*, n, d, rng=None) -> dict:
     K = sample_gram(n, d, rng=rng)
     star = min_norm_solution(K=K, y=y)
     pls = positive_subset_least_squares(K=K, y=y)
-    return {**_slack_statistics(y, star, pls), "pls_to_star": relative_gap(pls.nu, star.nu, K=K)}
+    # no positive label: both solutions are w = 0, equal, and their relative gap is 0/0
+    pls_to_star = relative_gap(pls.nu, star.nu, K=K) if np.any(y > 0) else 0.0
+    return {**_slack_statistics(y, star, pls), "pls_to_star": pls_to_star}
 
 
 def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=None, rng=None) -> dict:

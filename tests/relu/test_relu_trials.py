@@ -183,6 +183,16 @@ def test_structure_trial_is_pattern_trials_structure():
     assert all(s[k] == p[k] for k in s)  # same labels and K from the same generator
 
 
+def test_structure_trial_without_a_positive_label():
+    """All labels <= 0 (probability 2^-n; seed 20 at n = 3): w* = w_PLS = 0, no constraint
+    strictly inactive, and the relative gap between the two is 0 instead of 0/0 (a sweep of
+    ch. 1 met such a draw at n = 10 and stopped on the error)."""
+    y = R.sample_labels(3, rng=20)
+    assert np.all(y <= 0)
+    s = R.structure_trial(n=3, d=50, rng=20)
+    assert s["pls_to_star"] == 0.0 and s["strictly_inactive"] == 0.0 and s["pls_violations"] == 0.0
+
+
 @pytest.mark.parametrize("noise", [0.0, 0.25])
 def test_test_error_trial_against_an_independent_computation(noise):
     """Teacher θ, data, labels y = Xθ + √Δ ξ (Δ = noise, a variance), plain GD and SLSQP's w*:
