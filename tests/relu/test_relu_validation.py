@@ -90,6 +90,59 @@ def test_features_or_gram_entry_points_name_what_is_wrong(small, call, match):
         call(X, y)
 
 
+def _gram_with_eigenvalues(eigs, seed=0):
+    """A symmetric K = Q diag(eigs) Qᵀ with a random rotation Q (eigenvalues exact to round-off)."""
+    Q, _ = np.linalg.qr(np.random.default_rng(seed).standard_normal((len(eigs), len(eigs))))
+    K = (Q * np.asarray(eigs, float)) @ Q.T
+    return (K + K.T) / 2
+
+
+@pytest.mark.parametrize("eigs, accepted", [
+    ([0.0, 0.0, 1.0, 2.0], True),       # singular but PSD (n > d): accepted, two zero eigenvalues
+    ([0.0, 0.0, 1.0], True),            # rank one: a single positive eigenvalue is enough
+    ([-1e-9, 1.0, 100.0], True),        # -1e-9 is round-off against lambda_max = 100 (1e-10 relative)
+    ([-1e-9, 0.5, 0.7], False),         # the same -1e-9 is not, against lambda_max = 0.7
+    ([-1e-11, 1e-3, 1e-2], False),      # relative to lambda_max even when it is below 1
+    ([1e-3, 2e-3, 5e-3], True),         # a small positive K: the scale is lambda_max's, not 1
+    ([-0.5, 1.0], False),               # clearly indefinite
+    ([0.0, 0.0, 0.0], False),           # zero
+])
+def test_gram_entry_point_tolerates_round_off_only(eigs, accepted):
+    """K is accepted when its smallest eigenvalue is above -1e-10 lambda_max and lambda_max > 0."""
+    K = _gram_with_eigenvalues(eigs)
+    n = len(eigs)
+    y, alpha0 = np.linspace(-0.5, 1.0, n), np.full(n, 0.1)
+    lr = n / max(eigs[-1], 1e-3)  # half the stability bound 2n/lambda_max (when K is valid)
+    run = lambda: without_inactive_warning(R.gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr,
+                                           max_steps=3, tol=0.0)
+    if accepted:
+        assert run().n_steps == 3
+    else:
+        with pytest.raises(ValueError, match="K must be positive semidefinite and non-zero"):
+            run()
+
+
+def test_gram_entry_point_checks_stability_against_lambda_max(small):
+    """With K, the step size is checked against 2n/(m lambda_max(K)) (the largest eigenvalue,
+    not another), and a divergence quotes that bound."""
+    X, y, _, _ = small
+    K = X @ X.T
+    bound = 2 * 6 / np.linalg.eigvalsh(K)[-1]
+    alpha0 = np.full(6, 1 / 40)
+    with pytest.raises(ValueError, match="at or above the stability bound"):
+        R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=1.001 * bound)
+    R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=0.999 * bound, max_steps=2, tol=0.0)
+    with pytest.raises(DivergenceError, match=f"stability bound 2n/\\(m\\*lambda_max\\(K\\)\\) = {bound:.6g}"):
+        R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=4 * bound, check_stability=False, max_steps=10_000,
+                           activation="identity")  # a ReLU neuron may die instead of diverging
+
+
+def test_gram_entry_point_names_missing_labels(small):
+    X, _, _, lr = small
+    with pytest.raises(ValueError, match=r"^y is required"):
+        R.gradient_descent(K=X @ X.T, alpha0=np.full(6, 1 / 40), lr=lr)
+
+
 def test_gram_entry_point_validates_alpha0(small):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=r"alpha0 must have shape \(6,\)"):
@@ -260,3 +313,10 @@ def test_divergence_raises_with_the_step(gd):
 def test_other_public_functions_validate(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_default_step_budget_is_100_000(small):
+    """The documented default max_steps: a run that never meets tol stops after exactly 100 000 steps."""
+    X, y, _, lr = small
+    res = R.gradient_descent(K=X @ X.T, y=y, alpha0=np.full(6, 1 / 40), lr=lr, tol=0.0)
+    assert res.n_steps == 100_000 and not res.success
