@@ -36,6 +36,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FRONT_MATTER_LINES = 40
+#: what the student edition adds to the book's title (its pages, its PDF)
+STUDENT_TITLE_SUFFIX = " (student edition)"
 
 # ---------------------------------------------------------------- book layout
 
@@ -479,7 +481,7 @@ def executed_notebook_text(md_path: Path, executed: nbformat.NotebookNode, *, ed
 def student_config(out: Path, root: Path = ROOT) -> Path:
     """Write the student edition's ``_config.yml``: no solutions, student notebooks, shared cache."""
     config = load_config(root)
-    config["title"] = f"{config['title']} (student edition)"
+    config["title"] = config["title"] + STUDENT_TITLE_SUFFIX
     config["sphinx"]["config"]["ib_edition"] = "student"
     config["repository"]["path_to_book"] = "student"  # launch buttons open student/book/...ipynb
     config.setdefault("execute", {})["cache"] = str(root / "_build" / ".jupyter_cache")

@@ -170,7 +170,7 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
     site, out_dir = Path(site).resolve(), Path(out_dir)
     if not (site / "index.html").exists():
         raise FileNotFoundError(f"{site} holds no built site")
-    title = nbtools.load_config()["title"] + (" (student edition)" if edition == "student" else "")
+    title = nbtools.load_config()["title"] + (nbtools.STUDENT_TITLE_SUFFIX if edition == "student" else "")
     printed: list[tuple[dict, str, bytes]] = []
     with br.serve(site) as base, br.browser() as b:
         page = b.new_page(viewport={"width": PRINT_WIDTH, "height": PRINT_HEIGHT})

@@ -12,6 +12,7 @@ import pytest
 
 from tools import browser as br
 from tools import notebooks as nbtools
+from tools.sphinx_editions import pdf_name
 from tools.vendor import npm_file
 
 from . import geometry
@@ -128,9 +129,9 @@ class Rendered:
 
 
 # What the student edition's build changes on a page that has no solution: the title, the
-# logo's text and the PDF link (tools/sphinx_editions.py).
+# logo's text and the PDF link (tools/notebooks.py, tools/sphinx_editions.py).
 _CACHE_BUSTER = re.compile(r"\?v=[0-9a-f]{8}\b")
-EDITION_MARKS = ((" (student edition)", ""), ("implicit-bias-executable-student.pdf", "implicit-bias-executable.pdf"))
+EDITION_MARKS = ((nbtools.STUDENT_TITLE_SUFFIX, ""), (pdf_name("student"), pdf_name("instructor")))
 
 
 def same_as_instructor(site: Path, student_site: Path, name: str) -> bool:
