@@ -253,20 +253,29 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
     ------
     DivergenceError
         If a state entry exceeds 10⁸ (``_BLOWUP``) or the integrator hits a
-        finite-time singularity; ``err.time`` is the time :math:`t'` reached.
+        finite-time singularity; ``err.time`` is the time :math:`t'` reached (the
+        latest time at which ``rhs`` was evaluated, not the last output time).
     """
     rtol = positive_float("rtol", rtol)
     atol = positive_float("atol", atol)
+    # sol.t holds only the output times reached: the time the integrator reached before a
+    # singularity is the latest time at which it evaluated the right-hand side
+    reached = [0.0]
+
+    def tracked(t, y):
+        reached[0] = max(reached[0], t)
+        return rhs(t, y)
+
     with np.errstate(over="ignore", invalid="ignore"):
         solver = _StabilisedDOP853 if method == "DOP853" else method
-        sol = solve_ivp(rhs, (0.0, float(t_eval[-1])), y0, method=solver, t_eval=t_eval,
+        sol = solve_ivp(tracked, (0.0, float(t_eval[-1])), y0, method=solver, t_eval=t_eval,
                         rtol=rtol, atol=atol, events=(_blowup_event, *events))
     if sol.t_events[0].size:
         t_bad = float(sol.t_events[0][0])
     elif sol.status == -1:
         # The right-hand side is a polynomial, so an explicit method can only run out of step
         # size at a finite-time singularity, i.e. a blow-up (e.g. lr too large for a plateau).
-        t_bad = float(sol.t[-1]) if sol.t.size else 0.0
+        t_bad = float(reached[0])
     else:
         return sol
     raise DivergenceError(f"ODE solution blew up (overlaps beyond {_BLOWUP:g} or a finite-time "
@@ -321,8 +330,8 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     DivergenceError
         If an overlap exceeds 10⁸ (``_BLOWUP``) or the integrator hits a finite-time
         singularity (e.g. γ too large for a plateau to exist). ``err.time``
-        holds the time t′ of the blow-up (for a singularity, the last time
-        reached).
+        holds the time t′ of the blow-up (for a singularity, the latest time
+        at which the integrator evaluated the right-hand side, whatever ``t_eval``).
     """
     Q0, R0, T, p, p_star = _initial(Q0, R0, T)
     g = _gamma_weight(lr, p)

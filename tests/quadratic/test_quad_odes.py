@@ -361,3 +361,16 @@ def test_blow_up_is_reported_at_the_time_the_overlaps_cross_the_level(monkeypatc
     traj = q.integrate_odes(Q0, R0, lr=2.0 * p, t_eval=[0.0, 0.999 * t_bad, 1.001 * t_bad])
     largest = np.maximum(np.abs(traj.Q).max(axis=(1, 2)), np.abs(traj.R).max(axis=(1, 2)))
     assert 0.95 * level < largest[1] < level < largest[2] < 1.05 * level
+
+
+def test_singularity_is_reported_at_the_time_reached_not_at_the_last_output_time():
+    """y' = 1/sqrt(1 - t) stays bounded (y(1) = 2) but is singular at t = 1, where an
+    explicit method runs out of step size: the time reported is 1, though the last output
+    time reached is 0.5 (the blow-up level is never crossed)."""
+    def rhs(t, y):
+        with np.errstate(divide="ignore"):
+            return 1.0 / np.sqrt(1.0 - t) + 0.0 * y
+
+    with pytest.raises(DivergenceError, match="singularity") as info:
+        q.odes._solve_overlap_odes(rhs, np.zeros(1), np.array([0.0, 0.5, 3.0]))
+    assert info.value.time == pytest.approx(1.0, abs=1e-3)
