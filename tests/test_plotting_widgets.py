@@ -100,11 +100,16 @@ def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
 def test_static_frames_are_what_draw_draws_for_their_values(draw):
     from ibcore.widgets import SCALE, _png
 
+    from ibcore.widgets import _apply_layout, _layout_of
+
     grid = {"a": [1, 2, 3], "b": [0.5, 1.5]}
     frames = _frames(explorer(draw, grid, static=True))
+    layout = None  # the first frame is laid out, the others placed as it (their text fits)
     for frame, (a, b) in zip(frames, [(a, b) for a in grid["a"] for b in grid["b"]]):
         fig = _draw_into(a, b)
-        expected = _png(fig, SCALE * 100)
+        placed = layout is not None and _apply_layout(fig, layout)
+        expected = _png(fig, SCALE * 100, layout=not placed)
+        layout = layout or _layout_of(fig)
         plt.close(fig)
         np.testing.assert_array_equal(_pixels(_png_of(frame)[0]), _pixels(expected))
     light = _png(_draw_into(1), 200)
@@ -193,7 +198,7 @@ def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
     assert plt.get_fignums() == []
 
 
-def test_live_frames_keep_the_first_frames_layout_and_static_frames_lay_out_each():
+def test_frames_keep_the_first_frames_layout_live_and_static():
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     plotting.use_house_style()  # constrained layout
@@ -225,8 +230,15 @@ def test_live_frames_keep_the_first_frames_layout_and_static_frames_lay_out_each
         slider.value = 10_000  # tick labels too wide for the first frame's margin: laid out
         assert len(executed) == 2 and widgets_module._fits(fig)
         executed.clear()
-        explorer(draw, {"a": ([1, 10_000], 1)}, static=True)
-        assert len(executed) == 3, "static: each frame laid out (and the fresh frame that checks reuse)"
+        explorer(draw, {"a": ([1, 2, 10_000], 1)}, static=True)
+        # static: the first frame laid out, the second placed as it, the third too wide for
+        # it: laid out, and the fresh frame that checks reuse laid out as that third one was
+        assert len(executed) == 3, executed
+        executed.clear()
+        box = explorer(draw, {"a": ([1, 2], 1)}, static=True)
+        assert len(executed) == 1, "static: one layout; the fresh frame placed as the last"
+        first, second = (_png_of(f)[0] for f in _frames(box))
+        assert first != second
     finally:
         ConstrainedLayoutEngine.execute = execute
         plotting.mpl.rcdefaults()

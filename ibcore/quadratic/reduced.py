@@ -249,7 +249,7 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
 
 
 def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_max=100.0,
-                        rtol=1e-10, atol=1e-13):
+                        rtol=1e-8, atol=1e-11):
     """Escape time :math:`t'` (first time :math:`\\epsilon_g < \\text{fraction}\\times\\epsilon_{plat}`) from the reduced system.
 
     The crossing is found by a terminal event of the integrator (no output
@@ -274,7 +274,9 @@ def reduced_escape_time(Q0, R0, T=None, *, lr=None, noise=0.0, fraction=0.5, t_m
     t_max : float
         How long to integrate, in :math:`t'`.
     rtol, atol : float
-        Integrator tolerances (LSODA).
+        Integrator tolerances (LSODA). The defaults give :math:`t'_{esc}` to about
+        :math:`10^{-7}` relative, far below the scatter between draws of :math:`R(0)`,
+        in 0.7x the time of ``rtol=1e-10, atol=1e-13`` (2.6e-8 apart over 108 draws).
 
     Returns
     -------
