@@ -36,7 +36,7 @@ of a frame being drawn ahead). An explorer, live or static, lays out only its fi
 frame (constrained layout is more than half of a frame's rendering: 180 of 310 ms for
 Part II's manifold explorer) and keeps its axes where they are for the later ones, unless
 that would cut text off at the figure's edge or run one axes' labels into another's (then
-the frame is drawn again and laid out, and its layout kept). So the axes do not jump as a
+the frame is laid out, and its layout kept). So the axes do not jump as a
 slider moves. In static mode the last frame drawn into
 the reused figure is compared with a fresh ``draw`` of the same parameters (placed as that
 frame was), so a ``draw`` that leaks state from one frame into the next fails the build
@@ -140,11 +140,6 @@ def _takes_figure(draw) -> bool:
         return False
 
 
-def _png(fig, dpi: int, layout: bool = True) -> bytes:
-    """The figure as a PNG of at most 256 colours, rendered by Agg at ``dpi``."""
-    return _encode(_render(fig, dpi, layout))
-
-
 def _render(fig, dpi: int, layout: bool = True):
     """The figure's RGB pixels, rendered by Agg at ``dpi`` (``layout=False``: axes where they are)."""
     import numpy as np
@@ -165,6 +160,7 @@ def _render(fig, dpi: int, layout: bool = True):
 
 
 def _encode(rgb) -> bytes:
+    """RGB pixels as a PNG of at most 256 colours."""
     from PIL import Image
 
     no_dither = Image.Dither.NONE if hasattr(Image, "Dither") else Image.NONE  # Pillow < 9.1
@@ -227,7 +223,9 @@ class _Frames:
         self.reuse = _takes_figure(draw)
         self.fig = None
         self.layout, self.relaid = None, False  # the layout kept from the first frame (or a later one)
-        self.placed = None  # the layout the last frame was rendered with, None if laid out itself
+        # how the last frame was rendered: the layout it was placed with (None: laid out at
+        # once), and whether it was then laid out all the same
+        self.last = (None, False)
 
     def params(self, indices) -> dict:
         return {c.name: c.values[i] for c, i in zip(self.controls, indices)}
@@ -259,16 +257,15 @@ class _Frames:
         give way to a slider move between stages. The last item is the PNG."""
         fig = self.figure(indices)
         yield
-        frozen = self.layout is not None and _apply_layout(fig, self.layout)
+        tried = self.layout
+        frozen = tried is not None and _apply_layout(fig, tried)
         rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
-        self.placed = self.layout if frozen else None
         # text cut off at the edge (or, with a layout kept from a later frame, axes run into
         # each other): lay this frame out, and keep its layout
-        if frozen and not (_blank_edges(rgb) and (not self.relaid or _fits(fig))):
-            # drawn again, so that the layout starts from where a new figure's would: the same
-            # pixels as a fresh draw of the frame
-            fig = self.figure(indices)
-            rgb, self.layout, self.relaid, self.placed = _render(fig, SCALE * self.dpi), None, True, None
+        relaid = frozen and not (_blank_edges(rgb) and (not self.relaid or _fits(fig)))
+        if relaid:
+            rgb, self.layout, self.relaid = _render(fig, SCALE * self.dpi), None, True
+        self.last = (tried if frozen else None, relaid)
         if self.layout is None:
             self.layout = _layout_of(fig)
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
@@ -283,13 +280,18 @@ class _Frames:
         return data
 
     def fresh_png(self, indices) -> bytes:
-        """The last frame drawn again into a new figure, as without reuse, and placed as that frame was."""
+        """The last frame drawn again into a new figure, as without reuse, and rendered by the
+        same steps as that frame (placed, and then laid out if it was)."""
         import matplotlib.pyplot as plt
 
         fig = self.draw(**self.params(indices))
         plt.close(fig)
-        frozen = self.placed is not None and _apply_layout(fig, self.placed)
-        return _png(fig, SCALE * self.dpi, layout=not frozen)
+        tried, relaid = self.last
+        frozen = tried is not None and _apply_layout(fig, tried)
+        rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
+        if relaid:  # a layout's outcome depends on where the axes were: the same start
+            rgb = _render(fig, SCALE * self.dpi)
+        return _encode(rgb)
 
     def _name(self, indices) -> str:
         return ", ".join(f"{c.label} = {c.readouts[i]}" for c, i in zip(self.controls, indices))

@@ -98,9 +98,9 @@ def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
 
 @pytest.mark.parametrize("draw", [_draw_into, lambda a, b: _draw_into(a, b)], ids=["reused", "new figures"])
 def test_static_frames_are_what_draw_draws_for_their_values(draw):
-    from ibcore.widgets import SCALE, _png
+    from ibcore.widgets import SCALE
 
-    from ibcore.widgets import _apply_layout, _layout_of
+    from ibcore.widgets import _apply_layout, _encode, _layout_of, _render
 
     grid = {"a": [1, 2, 3], "b": [0.5, 1.5]}
     frames = _frames(explorer(draw, grid, static=True))
@@ -108,11 +108,11 @@ def test_static_frames_are_what_draw_draws_for_their_values(draw):
     for frame, (a, b) in zip(frames, [(a, b) for a in grid["a"] for b in grid["b"]]):
         fig = _draw_into(a, b)
         placed = layout is not None and _apply_layout(fig, layout)
-        expected = _png(fig, SCALE * 100, layout=not placed)
+        expected = _encode(_render(fig, SCALE * 100, layout=not placed))
         layout = layout or _layout_of(fig)
         plt.close(fig)
         np.testing.assert_array_equal(_pixels(_png_of(frame)[0]), _pixels(expected))
-    light = _png(_draw_into(1), 200)
+    light = _encode(_render(_draw_into(1), 200))
     assert _pixels(light).shape == (300, 400, 3) and len(light) < 12_000, "a palette PNG"
     plt.close("all")
 
