@@ -7,6 +7,11 @@ Run with ``pytest benchmarks/bench_quadratic.py`` (``make bench``). Groups:
   the same block sizes (``role = "baseline"``: the draw-only lower bound).
   Both functions run the same number of steps, so the ratio of medians is the
   cost per step relative to the bound (target, issue 25: 1.2).
+* ``quad-sgd-runs-N64``, ``quad-sgd-runs-N512``: 16 runs of Part II ch. 4's scans
+  ((p, p*) = (3, 2), γ/p = 0.04, random start, to t' = 2.5) stepped together
+  (``_sgd_one_pass_runs``, as the sweep runs ``sgd_frame_drift_trial``'s batch;
+  ``role = "candidate"``) against the same 16 runs one after the other through
+  ``sgd_one_pass`` (``role = "baseline"``).
 * ``quad-ode-full``, ``quad-ode-reduced``: the ODEs with the γ² term for
   (p, p*) = (32, 4) from a random start with N = 10⁴, through norm learning, the
   plateau, the escape (t' ≈ 4) and convergence (to t' = 50, risk ≈ 4·10⁻⁵): the
@@ -64,6 +69,35 @@ def bench_sgd_simulator(benchmark, N):
     assert run.n_steps == steps
 
 
+RUNS = 16
+RUNS_SETTING = dict(lr=0.04 * 3, t_max=2.5)
+
+
+def runs_problem(N):
+    """16 random starts of (p, p*) = (3, 2) at N, and their input generators' seeds."""
+    starts = [q.random_init(3, 2, N, rng=s) for s in range(RUNS)]
+    return [w for w, _ in starts], [ws for _, ws in starts], [100 + s for s in range(RUNS)]
+
+
+def _one_by_one(W0s, W_stars, seeds, N):
+    return [q.sgd_one_pass(W0, Ws, rng=s, record_every=N // 10, **RUNS_SETTING)
+            for W0, Ws, s in zip(W0s, W_stars, seeds)]
+
+
+def _together(W0s, W_stars, seeds, N):
+    return q.sgd._sgd_one_pass_runs(W0s, W_stars, rngs=seeds, record_every=N // 10, **RUNS_SETTING)
+
+
+@pytest.mark.parametrize("N", [64, 512])
+@pytest.mark.parametrize("role", ["baseline", "candidate"])
+def bench_sgd_runs_stepped_together(benchmark, N, role):
+    W0s, W_stars, seeds = runs_problem(N)
+    benchmark.group = f"quad-sgd-runs-N{N}"
+    benchmark.extra_info.update(role=role, runs=RUNS, N=N, p=3, p_star=2)
+    runs = benchmark(_together if role == "candidate" else _one_by_one, W0s, W_stars, seeds, N)
+    assert len(runs) == RUNS
+
+
 def ode_problem():
     """(p, p*) = (32, 4), random isotropic start at N = 10^4, lr/p = 0.02, up to t' = 50."""
     p, p_star = 32, 4
@@ -109,6 +143,16 @@ if __name__ == "__main__":
         print(f"SGD N={N}, p={P}, p*={P_STAR}, block={block}, {steps} steps: {t['sgd'][1] / steps * 1e6:.1f} us/step, "
               f"draw only {t['draw'][1] / steps * 1e6:.1f} us/step, ratio {ratio['sgd'][1]:.2f} "
               f"(min {ratio['sgd'][0]:.2f}){before}")
+    for N in (64, 512):
+        problem = runs_problem(N)
+        t = interleaved({"one by one": lambda: _one_by_one(*problem, N),
+                         "together": lambda: _together(*problem, N)}, repeat)
+        steps = q.sgd_steps(RUNS_SETTING["t_max"], p=3, lr=RUNS_SETTING["lr"], N=N)
+        per = {k: v[1] / (RUNS * steps) * 1e6 for k, v in t.items()}
+        print(f"{RUNS} SGD runs, (p, p*) = (3, 2), N={N}, {steps} steps each: one by one "
+              f"{per['one by one']:.2f} us per run-step, together {per['together']:.2f} "
+              f"(median; ratio {t['together'][1] / t['one by one'][1]:.2f}, of mins "
+              f"{t['together'][0] / t['one by one'][0]:.2f})")
     args, kwargs = ode_problem()
     for name in ("integrate_odes", "integrate_reduced"):
         runs = {"new": lambda: getattr(q, name)(*args, **kwargs)}

@@ -102,12 +102,42 @@ def _code_fingerprint(func) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16] + source_fingerprint()
 
 
-def _run_one(trial, params, index, seed):
-    rng = np.random.default_rng(trial_seed(seed, params, index))
-    record = trial(**params, rng=rng)
+#: Trials of one point handed at once to a trial's ``batch`` (see :func:`sweep`).
+BATCH = 16
+
+
+def _plain(record):
     if not isinstance(record, dict):
         raise TypeError(f"trial must return a dict of scalars, got {type(record).__name__}")
     return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
+
+
+def _tasks(trial, jobs, todo, workers):
+    """``todo`` (indices into ``jobs``) as tasks: one trial each, or for a trial with a
+    ``batch`` the trials of one point in as many pieces as there are workers (at most BATCH
+    trials each), so that a costly point still occupies every worker."""
+    if not hasattr(trial, "batch"):
+        return [[i] for i in todo]
+    by_point: dict[int, list[int]] = {}
+    for i in todo:
+        by_point.setdefault(id(jobs[i][0]), []).append(i)
+    tasks = []
+    for indices in by_point.values():
+        size = min(BATCH, -(-len(indices) // max(1, workers)))
+        tasks += [indices[k:k + size] for k in range(0, len(indices), size)]
+    return tasks
+
+
+def _run_trials(trial, params, indices, seed):
+    """The records of trials ``indices`` of one point: through ``trial.batch`` when it has one."""
+    rngs = [np.random.default_rng(trial_seed(seed, params, i)) for i in indices]
+    batch = getattr(trial, "batch", None)
+    if batch is None:
+        return [_plain(trial(**params, rng=rng)) for rng in rngs]
+    records = batch(**params, rngs=rngs)
+    if len(records) != len(rngs):
+        raise TypeError(f"trial.batch must return one record per generator, got {len(records)} for {len(rngs)}")
+    return [_plain(r) for r in records]
 
 
 class _TrialCache:
@@ -199,7 +229,12 @@ def sweep(
     trial : callable
         ``trial(*, **params, rng=None) -> dict`` of scalars (the trial
         protocol). It must be importable (defined in a module, or picklable
-        by reference) for process backends.
+        by reference) for process backends. A trial may also carry
+        ``trial.batch(*, **params, rngs) -> list`` of the records of
+        ``trial(**params, rng=r)`` for each ``r`` of ``rngs`` (equal to rounding),
+        computed together: the sweep then hands it the trials of a point in one
+        piece per worker, of at most ``BATCH`` (16) trials (e.g. SGD runs stepped
+        together, :func:`~ibcore.quadratic.sgd_frame_drift_trial`).
     grid : dict of sequences, or list of dicts
         A dict gives the Cartesian product of its values, in key order.
     trials : int
@@ -232,7 +267,7 @@ def sweep(
         One row per ``(point, trial)``: the parameter columns, ``trial``, then
         the keys returned by ``trial``.
     """
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed, effective_n_jobs, parallel_config
     from . import __version__
     from .progress import progress as progress_bar
 
@@ -254,20 +289,27 @@ def sweep(
 
     bar = progress_bar(total=len(jobs), initial=len(jobs) - len(todo),
                        desc=desc or getattr(trial, "__name__", "sweep"), enabled=progress)
+    serial = n_jobs == 1 and backend is None
+    tasks = _tasks(trial, jobs, todo, 1 if serial or backend is not None else effective_n_jobs(n_jobs))
+
+    def task_args(task):
+        return trial, jobs[task[0]][0], [jobs[i][1] for i in task], seed
+
     with contextlib.ExitStack() as stack:
-        if not todo or (n_jobs == 1 and backend is None):  # nothing to farm out
-            computed = (_run_one(trial, *jobs[i], seed) for i in todo)
+        if not todo or serial:  # nothing to farm out
+            computed = (_run_trials(*task_args(task)) for task in tasks)
         else:
             if backend is not None:  # e.g. "dask": registered lazily by parallel_config
                 stack.enter_context(parallel_config(backend=backend))
             computed = Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_run_one)(trial, *jobs[i], seed) for i in todo)
+                delayed(_run_trials)(*task_args(task)) for task in tasks)
         # computed first: zip then pulls the generator to its end, so joblib finishes cleanly
-        for rec, i in zip(computed, todo):
-            records[i] = rec
-            if store:
-                store.put(*jobs[i], rec)
-            bar.update()
+        for recs, task in zip(computed, tasks):
+            for rec, i in zip(recs, task):
+                records[i] = rec
+                if store:
+                    store.put(*jobs[i], rec)
+            bar.update(len(task))
     bar.close()
     rows = [{**p, "trial": t, **rec} for (p, t), rec in zip(jobs, records)]
     return _as_table(rows)

@@ -121,3 +121,57 @@ def test_fixed_parameters_seed_like_grid_parameters():
     assert in_grid.equals(as_fixed)
 
 
+
+
+BATCHES = []
+
+
+def batched(a, rng):
+    return {"x": float(rng.uniform()), "a2": a * a}
+
+
+def _batched_many(a, rngs):
+    BATCHES.append((a, len(rngs)))
+    return [batched(a, rng) for rng in rngs]
+
+
+batched.batch = _batched_many
+
+
+def short_batch(a, rng):
+    return {"x": 0.0}
+
+
+short_batch.batch = lambda a, rngs: [{"x": 0.0}]
+
+
+def test_a_trial_with_a_batch_gets_the_trials_of_one_point_at_once(tmp_path):
+    from ibcore import sweep as sweep_module
+
+    BATCHES.clear()
+    table = sweep(batched, {"a": [1, 2]}, trials=sweep_module.BATCH + 3, n_jobs=1, cache=tmp_path, progress=False)
+    assert BATCHES == [(1, 16), (1, 3), (2, 16), (2, 3)], "at most BATCH trials, one point per batch"
+    plain = sweep(noisy_product, {"a": [1, 2], "b": [1.0]}, trials=sweep_module.BATCH + 3, n_jobs=1, cache=False,
+                  progress=False)
+    single = [batched(a, np.random.default_rng(trial_seed(0, {"a": a}, t)))["x"]
+              for a in (1, 2) for t in range(sweep_module.BATCH + 3)]
+    assert table["x"].tolist() == single and len(plain) == len(table)
+    BATCHES.clear()
+    again = sweep(batched, {"a": [1, 2, 3]}, trials=sweep_module.BATCH + 3, n_jobs=1, cache=tmp_path,
+                  progress=False)
+    assert BATCHES == [(3, 16), (3, 3)], "cached trials are not computed again"
+    assert again["x"].tolist()[:len(single)] == single
+    parallel = sweep(batched, {"a": [1, 2]}, trials=sweep_module.BATCH + 3, n_jobs=2, cache=False, progress=False)
+    assert parallel["x"].tolist() == single
+    # two workers: each point in two pieces, so that a costly point keeps both busy
+    jobs = [(points[a], t) for points in [{1: {"a": 1}, 2: {"a": 2}}] for a in (1, 2) for t in range(19)]
+    tasks = sweep_module._tasks(batched, jobs, list(range(38)), workers=2)
+    assert [len(t) for t in tasks] == [10, 9, 10, 9]
+    assert sweep_module._tasks(batched, jobs, list(range(38)), workers=1) == [
+        list(range(16)), list(range(16, 19)), list(range(19, 35)), list(range(35, 38))]
+    assert sweep_module._tasks(noisy_product, jobs, [0, 5], workers=2) == [[0], [5]]
+
+
+def test_a_batch_must_return_one_record_per_trial():
+    with pytest.raises(TypeError, match="one record per generator"):
+        sweep(short_batch, {"a": [1]}, trials=2, n_jobs=1, cache=False, progress=False)

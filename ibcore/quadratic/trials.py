@@ -33,7 +33,7 @@ from .odes import integrate_odes
 from .order_parameters import overlaps, _validated_sizes
 from .phases import _escape_level, plateau_risk
 from .reduced import reduced_escape_time
-from .sgd import sgd_one_pass
+from .sgd import _sgd_one_pass_runs, sgd_one_pass
 from .symmetry import conserved_frame
 
 __all__ = [
@@ -201,13 +201,26 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
         the escape; ``drift_after``: the largest :math:`\\|S(t) - S(\\infty)\\|_F`
         from that record on; ``risk_end``: the final population risk.
     """
+    (record,) = _frame_drift_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max,
+                                  informative=informative, q0=q0, rngs=[rng])
+    return record
+
+
+def _frame_drift_runs(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rngs):
+    """:func:`sgd_frame_drift_trial` for each generator of ``rngs``, the runs stepped together
+    (:func:`~ibcore.quadratic.sgd._sgd_one_pass_runs`): its ``batch``, for the sweep."""
     p, p_star, N = _validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
     positive_float("lr", lr)
     positive_float("t_max", t_max)
     positive_float("q0", q0)
-    rng = np.random.default_rng(rng)
-    W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
-    run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10))
+    rngs = [np.random.default_rng(rng) for rng in rngs]
+    starts = [random_init(p, p_star, N, q0=q0, informative=informative, rng=rng) for rng in rngs]
+    runs = _sgd_one_pass_runs([W0 for W0, _ in starts], [W_star for _, W_star in starts], lr=lr,
+                              t_max=t_max, rngs=rngs, record_every=max(1, N // 10))
+    return [_frame_drift_record(run, N, q0) for run in runs]
+
+
+def _frame_drift_record(run, N, q0):
     S = conserved_frame(run.R)
     drift = np.linalg.norm(S - S[-1], axis=(1, 2))
     t_esc = run.escape_time()
@@ -217,3 +230,6 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
             "drift_escape": float(drift[after[0]]) if after.size else float("nan"),
             "drift_after": float(drift[after].max()) if after.size else float("nan"),
             "risk_end": float(run.risk[-1])}
+
+
+sgd_frame_drift_trial.batch = _frame_drift_runs

@@ -297,3 +297,71 @@ def test_blas_controller_is_made_once(monkeypatch):
     with q.sgd._one_blas_thread():
         pass
     assert len(q.sgd._blas) == 1 and type(q.sgd._blas[0]).__name__ == "ThreadpoolController"
+
+
+def _starts(p, p_star, N, seeds, informative=0.3):
+    return [q.random_init(p, p_star, N, informative=informative, rng=s) for s in seeds]
+
+
+@pytest.mark.parametrize("N", [40, 300])
+def test_runs_stepped_together_are_the_reference_run_by_run(N):
+    """Five runs stepped together against the step-by-step reference, each on its own seed:
+    blocks that do not divide the record interval or the run (2,000 steps = 125 blocks of 16
+    at N = 300, record_every = 37), different teachers, to rounding."""
+    seeds, lr, t_max = [0, 1, 2, 3, 4], 0.2, 2000 * 0.2 / 4 / N
+    starts = _starts(4, 2, N, seeds)
+    runs = q.sgd._sgd_one_pass_runs([w for w, _ in starts], [ws for _, ws in starts], lr=lr, t_max=t_max,
+                                   rngs=[10 + s for s in seeds], record_every=37)
+    assert len(runs) == 5
+    for run, (W0, W_star), s in zip(runs, starts, seeds):
+        ref = q.sgd._sgd_one_pass_reference(W0, W_star, lr=lr, t_max=t_max, rng=10 + s, record_every=37)
+        np.testing.assert_array_equal(run.step, ref.step)
+        assert run.n_steps == 2000 and run.success
+        assert np.max(np.abs(run.W - ref.W)) < 1e-12 * np.max(np.abs(ref.W))
+        assert np.max(np.abs(run.Q - ref.Q)) < 1e-12 and np.max(np.abs(run.R - ref.R)) < 1e-12
+        np.testing.assert_allclose(run.T, ref.T, rtol=1e-14)
+        assert np.max(np.abs(run.risk - ref.risk)) < 1e-12
+        assert np.max(np.abs(ref.W - W0)) > 0.1  # the runs moved
+    assert np.max(np.abs(runs[0].Q[-1] - runs[1].Q[-1])) > 1e-3, "each run on its own inputs"
+
+
+def test_runs_stepped_together_do_not_depend_on_their_company():
+    """A run's trajectory is the same, bit for bit, alone or among others."""
+    starts = _starts(3, 2, 64, [0, 1, 2])
+    together = q.sgd._sgd_one_pass_runs([w for w, _ in starts], [ws for _, ws in starts], lr=0.12, t_max=1.0,
+                                       rngs=[5, 6, 7], record_every=6)
+    (W0, W_star), = starts[1:2]
+    alone = q.sgd._sgd_one_pass_runs([W0], [W_star], lr=0.12, t_max=1.0, rngs=[6],
+                                    record_every=6)
+    np.testing.assert_array_equal(together[1].Q, alone[0].Q)
+    np.testing.assert_array_equal(together[1].W, alone[0].W)
+
+
+def test_runs_stepped_together_report_the_first_divergence_and_check_their_arguments():
+    starts = _starts(4, 2, 500, [0, 1])
+    W0s, W_stars = [w for w, _ in starts], [ws for _, ws in starts]
+    W0s[1] = 30.0 * W0s[1]  # the second run blows up
+    with pytest.raises(DivergenceError) as ref:
+        q.sgd._sgd_one_pass_reference(W0s[1], W_stars[1], lr=0.2, n_steps=3000, rng=9)
+    with pytest.raises(DivergenceError) as info:
+        q.sgd._sgd_one_pass_runs(W0s, W_stars, lr=0.2, t_max=3000 * 0.2 / 4 / 500, rngs=[8, 9])
+    assert info.value.step == ref.value.step and info.value.unit == "SGD step"
+    with pytest.raises(ValueError, match="same non-zero length"):
+        q.sgd._sgd_one_pass_runs(W0s, W_stars, lr=0.2, t_max=1.0, rngs=[8])
+    with pytest.raises(ValueError, match="same shapes"):
+        q.sgd._sgd_one_pass_runs([W0s[0], W0s[1][:, :400]], [W_stars[0], W_stars[1][:, :400]], lr=0.2,
+                                 t_max=1.0, rngs=[8, 9])
+    with pytest.raises(ValueError, match="lr"):
+        q.sgd._sgd_one_pass_runs(W0s, W_stars, lr=-1.0, t_max=1.0, rngs=[8, 9])
+
+
+def test_frame_drift_trial_in_a_batch_is_the_trial_alone():
+    """The sweep's batch of sgd_frame_drift_trial gives each trial's own record."""
+    kw = dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5)
+    batch = q.sgd_frame_drift_trial.batch(**kw, rngs=[3, 4])
+    assert batch == [q.sgd_frame_drift_trial(**kw, rng=3), q.sgd_frame_drift_trial(**kw, rng=4)]
+    W0, W_star = q.random_init(3, 2, 64, rng=np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    q.random_init(3, 2, 64, rng=rng)
+    run = q.sgd_one_pass(W0, W_star, lr=0.12, t_max=2.5, rng=rng, record_every=6)
+    assert batch[0]["risk_end"] == pytest.approx(float(run.risk[-1]), rel=1e-9)
