@@ -26,8 +26,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest --no-header
+# The builds, nbval and the grading checks run a notebook per core: a notebook's sweeps run
+# in its kernel (ibcore.sweep's workers would add their start-up, about 1.4 CPU-s a kernel,
+# to a busy machine). The Colab and grading-environment checks keep the default, every core.
+SERIAL_SWEEPS := IBCORE_SWEEP_JOBS=1
 # Jupyter Book's strict build (warnings are errors, references checked), Sphinx's status output off
-BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going -q
+BUILD  := $(SERIAL_SWEEPS) $(BIN)/jupyter-book build . -W -n --keep-going -q
 # nbval kernels and myst-nb's executor start `python`: make it the venv's
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export PYTHONHASHSEED := 0
@@ -161,7 +165,7 @@ NBVAL := --nbval --nbval-current-env --nbval-cell-timeout=900 --nbval-myst-refer
 chapters: site
 	@$(call run,chapters,every chapter executed again by nbval and compared with the build,\
 	  rm -rf _build/nbval-sweep-cache _build/figures.jsonl \
-	  && IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
+	  && $(SERIAL_SWEEPS) IBCORE_CACHE=$(CURDIR)/_build/nbval-sweep-cache IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl \
 	     $(PYTEST) book $(NBVAL) -n $(JOBS) --dist loadfile \
 	  && IBCORE_FIGURE_REPORT=$(CURDIR)/_build/figures.jsonl $(PYTEST) -q tests/test_figures.py)
 
@@ -201,7 +205,7 @@ _build/homework/.built: $(STAMP) $(HOMEWORK_INPUTS)
 TEST_STAGES += homework-check
 homework-check: _build/homework/.built site student
 	@$(call run,homework-check,the problem sets: graded by otter for other seeds; mistakes and shortcuts lose; no solution published,\
-	  IB_HOMEWORK=_build/homework IB_SITE=_build/html IB_STUDENT_SITE=_build/student \
+	  $(SERIAL_SWEEPS) IB_HOMEWORK=_build/homework IB_SITE=_build/html IB_STUDENT_SITE=_build/student \
 	  $(PYTEST) tests/homework --ignore=tests/homework/test_environment.py)
 
 # the grading environment of each set built from its autograder zip alone, as Gradescope builds

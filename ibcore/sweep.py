@@ -112,6 +112,20 @@ def _plain(record):
     return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in record.items()}
 
 
+def _default_jobs() -> int:
+    """``IBCORE_SWEEP_JOBS`` (a non-zero integer) if set, else -1: every core."""
+    value = os.environ.get("IBCORE_SWEEP_JOBS", "").strip()
+    if not value:
+        return -1
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs == 0:
+        raise ValueError(f"IBCORE_SWEEP_JOBS must be a non-zero integer, got {value!r}")
+    return jobs
+
+
 def _tasks(trial, jobs, todo, workers):
     """``todo`` (indices into ``jobs``) as tasks: one trial each, or for a trial with a
     ``batch`` the trials of one point in as many pieces as there are workers (at most BATCH
@@ -216,7 +230,7 @@ def sweep(
     trials: int = 1,
     seed: int = 0,
     fixed: dict | None = None,
-    n_jobs: int | None = -1,
+    n_jobs: int | None = None,
     backend: str | None = None,
     cache: bool | str | os.PathLike = True,
     progress: bool = True,
@@ -247,7 +261,10 @@ def sweep(
         ``grid`` and ``fixed`` is checked against the trial's signature, so a
         typo raises instead of being passed on.
     n_jobs : int or None
-        joblib workers. ``-1`` (default) uses every core, ``1`` runs in this process.
+        joblib workers: ``-1`` uses every core, ``1`` runs in this process. ``None``
+        (default) means the environment variable ``IBCORE_SWEEP_JOBS`` if it is set,
+        else ``-1``. The book's builds set it to 1: they execute one chapter per core,
+        so workers would only add their start-up to a busy machine.
     backend : str or None
         joblib backend: ``None`` means local processes (loky); ``"dask"``
         sends the trials to the connected ``dask.distributed.Client``.
@@ -276,7 +293,9 @@ def sweep(
     trials = positive_int("trials", trials)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0):
+    if n_jobs is None:
+        n_jobs = _default_jobs()
+    elif isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
     points = _with_fixed(trial, grid, fixed)
 

@@ -1,6 +1,8 @@
 """ibcore.sweep: tidy tables, seeding, the disk cache, local processes and Dask."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,21 @@ def test_a_trial_with_a_batch_gets_the_trials_of_one_point_at_once(tmp_path):
 def test_a_batch_must_return_one_record_per_trial():
     with pytest.raises(TypeError, match="one record per generator"):
         sweep(short_batch, {"a": [1]}, trials=2, n_jobs=1, cache=False, progress=False)
+
+
+def test_default_workers_come_from_ibcore_sweep_jobs(monkeypatch):
+    """Unset: every core (-1). The builds set IBCORE_SWEEP_JOBS=1: the sweep then runs in
+    the kernel itself (no worker process), with the same table."""
+    from ibcore import sweep as sweep_module
+
+    monkeypatch.delenv("IBCORE_SWEEP_JOBS", raising=False)
+    assert sweep_module._default_jobs() == -1
+    monkeypatch.setenv("IBCORE_SWEEP_JOBS", "1")
+    seen = []
+    monkeypatch.setattr(sweep_module, "_run_trials", lambda *a: seen.append(os.getpid()) or [{"x": 1.0}])
+    sweep(noisy_product, {"a": [1], "b": [1.0]}, trials=2, cache=False, progress=False)
+    assert seen == [os.getpid()] * 2, "in this process"
+    for bad in ("0", "two"):
+        monkeypatch.setenv("IBCORE_SWEEP_JOBS", bad)
+        with pytest.raises(ValueError, match="IBCORE_SWEEP_JOBS"):
+            sweep(noisy_product, {"a": [1], "b": [1.0]}, cache=False, progress=False)
