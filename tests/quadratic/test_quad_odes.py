@@ -374,3 +374,19 @@ def test_singularity_is_reported_at_the_time_reached_not_at_the_last_output_time
     with pytest.raises(DivergenceError, match="singularity") as info:
         q.odes._solve_overlap_odes(rhs, np.zeros(1), np.array([0.0, 0.5, 3.0]))
     assert info.value.time == pytest.approx(1.0, abs=1e-3)
+
+    def early(t, y):  # singular at t = 0.25, before the first output time
+        with np.errstate(divide="ignore"):
+            return 1.0 / np.sqrt(0.25 - t) + 0.0 * y
+
+    with pytest.raises(DivergenceError, match="singularity") as info:
+        q.odes._solve_overlap_odes(early, np.zeros(1), np.array([0.0, 0.5, 3.0]))
+    assert info.value.time == pytest.approx(0.25, abs=1e-3)
+
+
+def test_ode_output_grid_and_symmetric_q():
+    """``t_min`` sets the log grid's first non-zero time, and Q comes back exactly symmetric."""
+    Q0, R0, T = q.initial_overlaps(3, 2, 10**3, rng=2)
+    traj = q.integrate_odes(Q0, R0, T, lr=0.3, t_max=10.0, t_min=0.5, n_points=5)
+    np.testing.assert_allclose(traj.t, [0.0, 0.5, 0.5 * 20 ** (1 / 3), 0.5 * 20 ** (2 / 3), 10.0], rtol=1e-12)
+    assert traj.kind == "ode" and np.array_equal(traj.Q, np.swapaxes(traj.Q, 1, 2))
