@@ -198,6 +198,8 @@ def test_warning_counts_stuck_examples_and_shows_ten(n_pos, shown):
     [w] = caught
     assert w.category is R.InactivePositiveWarning
     assert f"leaves {n_pos} example(s)" in str(w.message) and f"(indices {shown});" in str(w.message)
+    # shown at the caller's line, not inside ibcore (stacklevel), and in the words it promises
+    assert w.filename == __file__ and "GD will probably stop at a non-global stationary point" in str(w.message)
 
 
 def test_trials_silence_only_the_inactive_warning(small):
