@@ -159,6 +159,13 @@ def _render(fig, dpi: int, layout: bool = True):
     return np.ascontiguousarray(np.asarray(fig.canvas.buffer_rgba())[..., :3])  # the figures are opaque
 
 
+def _render_placed(fig, dpi: int, layout) -> tuple:
+    """The figure's pixels with its axes placed as ``layout`` (a ``_layout_of``), when that
+    applies to it, else laid out; and whether they were placed."""
+    placed = layout is not None and _apply_layout(fig, layout)
+    return _render(fig, dpi, layout=not placed), placed
+
+
 def _encode(rgb) -> bytes:
     """RGB pixels as a PNG of at most 256 colours."""
     from PIL import Image
@@ -258,8 +265,7 @@ class _Frames:
         fig = self.figure(indices)
         yield
         tried = self.layout
-        frozen = tried is not None and _apply_layout(fig, tried)
-        rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
+        rgb, frozen = _render_placed(fig, SCALE * self.dpi, tried)
         # text cut off at the edge (or, with a layout kept from a later frame, axes run into
         # each other): lay this frame out, and keep its layout
         relaid = frozen and not (_blank_edges(rgb) and (not self.relaid or _fits(fig)))
@@ -287,8 +293,7 @@ class _Frames:
         fig = self.draw(**self.params(indices))
         plt.close(fig)
         tried, relaid = self.last
-        frozen = tried is not None and _apply_layout(fig, tried)
-        rgb = _render(fig, SCALE * self.dpi, layout=not frozen)
+        rgb, _ = _render_placed(fig, SCALE * self.dpi, tried)
         if relaid:  # a layout's outcome depends on where the axes were: the same start
             rgb = _render(fig, SCALE * self.dpi)
         return _encode(rgb)

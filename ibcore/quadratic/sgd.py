@@ -205,7 +205,8 @@ def _one_blas_thread():
 
 
 def _record(W, W_star, N):
-    return W @ W.T / N, W @ W_star.T / N
+    """Q and R of one run's weights, or of a stack of runs' (R, p, N) and (R, p_star, N)."""
+    return W @ np.swapaxes(W, -1, -2) / N, W @ np.swapaxes(W_star, -1, -2) / N
 
 
 def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
@@ -355,9 +356,9 @@ def _sgd_one_pass_runs(W0s, W_stars, *, lr, t_max, rngs, record_every=None, blow
                     r, i = np.argwhere(bad)[0]
                     raise _diverged(err[r, i], pos + 1 + int(i), blowup, p, lr, N)
                 pos += b
-            W = WW[:, :p]
-            Qs.append(np.matmul(W, W.transpose(0, 2, 1)) / N)
-            Rs.append(np.matmul(W, WW[:, p:].transpose(0, 2, 1)) / N)
+            Q, R = _record(WW[:, :p], WW[:, p:], N)
+            Qs.append(Q)
+            Rs.append(R)
             done.append(pos)
     Q, R = np.stack(Qs, axis=1), np.stack(Rs, axis=1)
     return [_make_result(done, Q[r], R[r], Ws @ Ws.T / N, WW[r, :p].copy(), lr, 0.0, True)
