@@ -13,6 +13,10 @@ Groups (the harness reports ratios of medians within a group):
   cost to dominate. The baseline is the same loop in ibcore as of
   ``IB_BENCH_GD_BASELINE`` (a git revision, default 6f3b315: ``main`` before the
   loop's buffers), imported from a ``git archive`` of it; the ratio is per step.
+* ``relu-gd-runs-n{n}-m{m}``: 16 Gram-only runs as in ``gap_trial`` (d = 10⁶,
+  c = 0.01, tol = 10⁻⁹, to convergence) stepped together (``gd._gradient_descent_runs``,
+  as a sweep runs the trials' batches; role ``candidate``) against the same 16 runs one
+  by one through ``gradient_descent`` (role ``baseline``), n = 20, 160, m = 1, 2.
 * ``relu-gap-point``: one :func:`ibcore.relu.gap_trial` at d = 10^6 (n = 50), K drawn
   by Bartlett, GD to convergence, exact min-norm solve.
 
@@ -120,6 +124,38 @@ def bench_gd_loop(benchmark, n, m, role, request):
     benchmark(run_loop, relu, problem)
 
 
+RUNS = 16
+RUNS_CASES = [(20, 1), (20, 2), (160, 1), (160, 2)]
+
+
+def runs_problem(n, m):
+    """16 gradient_descent calls of one shape, as a sweep point's trials make them."""
+    calls = []
+    for seed in range(RUNS):
+        p = loop_problem(n, m, seed=seed)
+        calls.append(dict(p, lr=p["lr"] * 10, tol=1e-9, max_steps=100_000))  # c = 0.01
+    return calls
+
+
+def one_by_one(calls):
+    return [_iteration.without_inactive_warning(R.gradient_descent, **call) for call in calls]
+
+
+def together(calls):
+    return _iteration.without_inactive_warning(R.gd._gradient_descent_runs, calls)
+
+
+@pytest.mark.parametrize("n, m", RUNS_CASES)
+@pytest.mark.parametrize("role", ["baseline", "candidate"])
+def bench_gd_runs_stepped_together(benchmark, n, m, role):
+    calls = runs_problem(n, m)
+    benchmark.group = f"relu-gd-runs-n{n}-m{m}"
+    benchmark.extra_info.update(role=role, n=n, m=m, runs=RUNS)
+    results = benchmark.pedantic(together if role == "candidate" else one_by_one,
+                                 args=(calls,), rounds=3, iterations=1)
+    assert all(r.success for r in results)
+
+
 @pytest.mark.parametrize("c", [0.01, 0.001])
 def bench_gap_point_d_1e6(benchmark, c):
     benchmark.group = "relu-gap-point"
@@ -158,6 +194,13 @@ if __name__ == "__main__":
                      f"baseline/new {t['old'][1] / t['new'][1]:.2f} (of mins {t['old'][0] / t['new'][0]:.2f})")
         print(line)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
+    print(f"{RUNS} GD runs to convergence (d = 10^6, c = 0.01), CPU time, {repeat} interleaved runs")
+    for n, m in RUNS_CASES:
+        calls = runs_problem(n, m)
+        t = interleaved({"together": lambda calls=calls: together(calls),
+                         "one by one": lambda calls=calls: one_by_one(calls)}, repeat)
+        print(f"  n={n:4d} m={m}: together {t['together'][1] * 1e3:7.1f} ms, one by one "
+              f"{t['one by one'][1] * 1e3:7.1f} ms (medians): ratio {t['together'][1] / t['one by one'][1]:.2f}")
     for c in (0.01, 0.001):
         times, outs = [], []
         for seed in range(3):

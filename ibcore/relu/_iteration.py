@@ -184,6 +184,47 @@ def _network_kernel(y, signs, eta, relu):
     return kernel
 
 
+def gradient_kernel_runs(y, signs, eta, relu=True):
+    """:func:`gradient_kernel` for a stack of B runs: β (B, m, n) → G (B, m, n), row b with ``y[b]`` and ``eta[b]``.
+
+    ``y`` is (B, n), ``eta`` (B,) and ``signs`` (m,), shared.  Each row's G is, bit for
+    bit, what :func:`gradient_kernel` gives for that run alone: the same products in the same
+    order (numpy's stacked ``matmul`` makes the same BLAS call per row as ``dot``).
+    """
+    B, n = y.shape
+    m = signs.size
+    G = np.empty((B, m, n))
+    multiply, subtract, maximum, heaviside = np.multiply, np.subtract, np.maximum, np.heaviside
+    if m == 1:  # as _one_neuron_kernel: s r = σ(β) - s y
+        sy, eta_col = (signs[0] * y)[:, None, :], eta[:, None, None]
+        sr, D = np.empty_like(G), np.empty_like(G)
+        if not relu:
+            def kernel(beta):
+                return multiply(subtract(beta, sy, out=G), eta_col, out=G)
+            return kernel
+
+        def kernel(beta):
+            subtract(maximum(beta, 0.0, out=sr), sy, out=sr)
+            multiply(sr, heaviside(beta, RELU_SLOPE_AT_0, out=D), out=G)
+            return multiply(G, eta_col, out=G)
+        return kernel
+
+    s_eta = signs[None, :, None] * eta[:, None, None]  # s_j η_b (exact)
+    r, h, scale = np.empty((B, n)), np.empty_like(G), np.empty_like(G)
+    r_rows = r[:, None, :]
+    if not relu:
+        def kernel(beta):
+            subtract(np.matmul(signs, beta, out=r), y, out=r)
+            return multiply(r_rows, s_eta, out=G)
+        return kernel
+
+    def kernel(beta):
+        subtract(np.matmul(signs, maximum(beta, 0.0, out=h), out=r), y, out=r)
+        multiply(heaviside(beta, RELU_SLOPE_AT_0, out=scale), s_eta, out=scale)
+        return multiply(r_rows, scale, out=G)
+    return kernel
+
+
 class _PatternTracker:
     """Last-change steps, re-activation counts and the recorded history."""
 
@@ -214,13 +255,25 @@ class _PatternTracker:
             s = self.setup
             self.records.append((t, beta.copy(), alpha.copy(), _network_loss(beta, s.y, s.signs, s.activation)))
 
+    def keep(self, rows):
+        """Forget the runs of a stack of runs (axis 0) that ``rows`` (bool) leaves out."""
+        for name in ("active", "ever_active", "last_change", "reactivations"):
+            setattr(self, name, getattr(self, name)[rows])
+        self._new = np.empty_like(self.active)
+        self._bytes = self.active.tobytes()
+
     def history(self) -> GDHistory:
-        cut = (lambda a: a[:, 0]) if self.setup.squeeze else (lambda a: a)
-        steps, betas, alphas, losses = zip(*self.records)
-        beta = np.stack(betas)
-        active = beta > 0 if self.setup.relu else np.ones(beta.shape, bool)
-        return GDHistory(step=np.array(steps), beta=cut(beta), alpha=cut(np.stack(alphas)),
-                         active=cut(active), loss=np.array(losses))
+        return _history(self.setup, self.records)
+
+
+def _history(setup, records) -> GDHistory:
+    """The :class:`~ibcore.relu.results.GDHistory` of records (t, β, α, loss)."""
+    cut = (lambda a: a[:, 0]) if setup.squeeze else (lambda a: a)
+    steps, betas, alphas, losses = zip(*records)
+    beta = np.stack(betas)
+    active = beta > 0 if setup.relu else np.ones(beta.shape, bool)
+    return GDHistory(step=np.array(steps), beta=cut(beta), alpha=cut(np.stack(alphas)),
+                     active=cut(active), loss=np.array(losses))
 
 
 def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResult:
@@ -266,14 +319,91 @@ def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResu
                 success = True
                 break
     tracker.record(t, state.beta, state.alpha)
+    return _result(s, t, success, state.beta, state.alpha, tracker.last_change, tracker.reactivations,
+                   tracker.history(), w=None if weights is None else weights(state), alpha0=alpha0)
+
+
+def _result(s, t, success, beta, alpha, last_change, reactivations, history, *, w, alpha0) -> GDResult:
+    """The :class:`~ibcore.relu.results.GDResult` of a run of setup ``s`` that ended after step t."""
     cut = (lambda a: a[0]) if s.squeeze else (lambda a: a)
-    h = np.maximum(state.beta, 0.0) if s.relu else state.beta
+    h = np.maximum(beta, 0.0) if s.relu else beta
     return GDResult(
-        w=None if weights is None else cut(weights(state)), beta=cut(state.beta), alpha=cut(state.alpha),
+        w=None if w is None else cut(w), beta=cut(beta), alpha=cut(alpha),
         alpha0=None if alpha0 is None else cut(alpha0), signs=s.signs, predictions=s.signs @ h,
-        success=success, message=_message(success, t, s), n_steps=t, loss=_network_loss(state.beta, s.y, s.signs, s.activation),
-        last_change=cut(tracker.last_change), reactivations=cut(tracker.reactivations),
-        history=tracker.history(), lr=s.lr, activation=s.activation)
+        success=success, message=_message(success, t, s), n_steps=t, loss=_network_loss(beta, s.y, s.signs, s.activation),
+        last_change=cut(last_change), reactivations=cut(reactivations),
+        history=history, lr=s.lr, activation=s.activation)
+
+
+def run_gd_runs(state, setups, *, bounds, weights, alpha0s) -> list[GDResult]:
+    """Iterate a stack of runs to their stopping rules, together: :func:`run_gd` for each, in one loop.
+
+    ``state`` holds B runs of one shape (arrays ``beta`` and ``alpha`` of shape (B, m, n)); its
+    ``step()`` and ``w_sq()`` return arrays (B,) and ``finite(w_sq)`` a bool array, row by row
+    as :func:`run_gd`'s state does for one run, and ``keep(rows)`` forgets the runs that the
+    bool array ``rows`` leaves out.  Each run stops at its own step, with its own results:
+    every row's arithmetic is that of its run alone, so each result is the one :func:`run_gd`
+    gives, whatever other runs share the stack.  The setups share everything but ``y``,
+    ``init`` and ``lr``; nothing is recorded but the end state.
+
+    Parameters
+    ----------
+    state : object
+        The B iterates.
+    setups : list of GDSetup
+        One per run, in the stack's order.
+    bounds : list of float
+        The stability bound of each run, quoted if it diverges.
+    weights : list
+        Per run, ``None`` (Gram-only) or a function of its final α (m, n) giving its weights (m, d).
+    alpha0s : list
+        Per run, the coefficients of w_0 (Gram-only runs) or ``None``.
+
+    Raises
+    ------
+    DivergenceError
+        At the first step at which a run's iterate overflows (the first such run, if several).
+    """
+    s = setups[0]
+    tracker = _PatternTracker(state.beta > 0 if s.relu else np.ones(state.beta.shape, bool), None)
+    relu, tol, max_steps = s.relu, s.tol, s.max_steps
+    tol_sq = tol * tol
+    results, running, t = [None] * len(setups), np.arange(len(setups)), 0
+
+    def end(i, success):  # the result of the run in row i of the stack, as run_gd gives it
+        k = running[i]
+        beta, alpha = state.beta[i].copy(), state.alpha[i].copy()
+        setup = setups[k]
+        history = _history(setup, [(t, beta, alpha, _network_loss(beta, setup.y, setup.signs, setup.activation))])
+        w = None if weights[k] is None else weights[k](alpha)
+        results[k] = _result(setup, t, success, beta, alpha, tracker.last_change[i].copy(),
+                             tracker.reactivations[i].copy(), history, w=w, alpha0=alpha0s[k])
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        while t < max_steps and running.size:
+            step_sq = state.step()
+            t += 1
+            norm_sq = state.w_sq()
+            ok = np.isfinite(step_sq) & state.finite(norm_sq)
+            if not ok.all():
+                k = running[np.argmin(ok)]
+                raise DivergenceError(
+                    f"gradient descent diverged: the step length or the iterates overflowed "
+                    f"(lr={setups[k].lr:.6g}, stability bound 2n/(m*lambda_max(K)) = {bounds[k]:.6g})",
+                    step=t, unit="GD step")
+            if relu:
+                tracker.update(t, state.beta)
+            if tol > 0:
+                done = step_sq <= tol_sq * np.maximum(norm_sq, 0.0)
+                if done.any():
+                    for i in np.flatnonzero(done):
+                        end(i, True)
+                    state.keep(~done)
+                    tracker.keep(~done)
+                    running = running[~done]
+    for i in range(running.size):
+        end(i, False)
+    return results
 
 
 def _message(success, t, s) -> str:

@@ -20,13 +20,15 @@ per-example contraction is :math:`c_i = \eta\lVert x_i\rVert^2/n`: an active exa
 from __future__ import annotations
 
 import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 
 from ..validation import finite_array
 from .gram import _features_or_gram
-from ._iteration import gd_parameters_doc, gradient_kernel, prepare_gd, run_gd, warn_inactive
+from ._iteration import (GDSetup, gd_parameters_doc, gradient_kernel, gradient_kernel_runs, prepare_gd, run_gd,
+                         run_gd_runs, warn_inactive)
 from .results import GDResult
 from . import stability
 
@@ -101,6 +103,34 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
         A 1-D array means one neuron.
     {shared}
     """
+    run = _prepared(X, y, w0, K=K, alpha0=alpha0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
+                    record_every=record_every, activation=activation, check_stability=check_stability)
+    warn_inactive(run.beta0, run.setup)
+    return _run(run)
+
+
+def _run(run) -> GDResult:
+    """GD from a :class:`_Prepared` run, to its stopping rule."""
+    state = _DualIterate(run.K, run.beta0, run.w0_sq, run.setup)
+    weights = None if run.weights is None else (lambda st: run.weights(st.alpha))
+    return run_gd(state, run.setup, bound=run.bound, weights=weights, alpha0=run.alpha0)
+
+
+class _Prepared(NamedTuple):
+    """A validated GD run before its first step: what :func:`_prepared` returns."""
+
+    setup: GDSetup
+    K: np.ndarray
+    beta0: np.ndarray  # (m, n)
+    w0_sq: float  # ‖w_0‖² (Frobenius)
+    bound: float  # the stability bound
+    weights: Callable | None  # α ↦ w = w_0 + Xᵀα (None for Gram-only runs)
+    alpha0: np.ndarray | None  # coefficients of w_0 (Gram-only runs)
+
+
+def _prepared(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000, tol=1e-12,
+              record_every=None, activation="relu", check_stability=True) -> _Prepared:
+    """Validate the arguments of :func:`gradient_descent` and form K, β(0) and ‖w_0‖²."""
     X, K = _features_or_gram(X, K)
     if X is not None and alpha0 is not None:
         raise ValueError("alpha0 goes with K; with the features X give the initial weights w0")
@@ -119,10 +149,7 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
     if X is not None:
         W0 = setup.init
         bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
-        beta0 = W0 @ X.T
-        warn_inactive(beta0, setup)
-        state = _DualIterate(K, beta0, float(np.vdot(W0, W0)), setup)
-        return run_gd(state, setup, bound=bound, weights=lambda st: W0 + st.alpha @ X)
+        return _Prepared(setup, K, W0 @ X.T, float(np.vdot(W0, W0)), bound, lambda alpha: W0 + alpha @ X, None)
     A0 = setup.init
     eig = scipy.linalg.eigvalsh(K)
     if eig[0] < -1e-10 * max(eig[-1], 0.0) or eig[-1] <= 0:
@@ -130,9 +157,82 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
                          f"[{eig[0]:.3g}, {eig[-1]:.3g}]")
     bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability, lam_max=eig[-1])
     beta0 = A0 @ K
-    warn_inactive(beta0, setup)
-    state = _DualIterate(K, beta0, float(np.vdot(A0, beta0)), setup)
-    return run_gd(state, setup, bound=bound, alpha0=A0)
+    return _Prepared(setup, K, beta0, float(np.vdot(A0, beta0)), bound, None, A0)
+
+
+class _DualIterates:
+    """B runs of :class:`_DualIterate` of one shape, stepped together (see ``_iteration.run_gd_runs``).
+
+    K is (B, n, n), β and α (B, m, n).  Every numpy call works row by row with the
+    same arithmetic as :class:`_DualIterate`'s (stacked ``matmul`` makes the BLAS call per row
+    that ``dot`` and ``vdot`` make), so each run's iterates are its own run's, bit for bit.
+    """
+
+    def __init__(self, runs):
+        s = runs[0].setup
+        self._signs, self._relu = s.signs, s.relu
+        self.K = np.stack([r.K for r in runs])
+        self.beta0 = np.stack([r.beta0 for r in runs])
+        self.w0_sq = np.array([r.w0_sq for r in runs])
+        self._y = np.stack([r.setup.y for r in runs])
+        self._eta = np.array([r.setup.lr / r.K.shape[0] for r in runs])
+        self.beta, self.alpha = self.beta0.copy(), np.zeros_like(self.beta0)
+        self._buffers()
+
+    def _buffers(self):
+        self._gradient = gradient_kernel_runs(self._y, self._signs, self._eta, self._relu)
+        self._KG, self._beta_sum = np.empty_like(self.beta), np.empty_like(self.beta)
+
+    def keep(self, rows):
+        """Forget the runs that the bool array ``rows`` leaves out."""
+        for name in ("K", "beta0", "w0_sq", "_y", "_eta", "beta", "alpha"):
+            setattr(self, name, getattr(self, name)[rows])
+        self._buffers()
+
+    @staticmethod
+    def _row_dots(a, b):
+        """a_b · b_b for each run b (``vdot`` of each row: the same BLAS dot)."""
+        B, m, n = a.shape
+        return np.matmul(a.reshape(B, 1, m * n), b.reshape(B, m * n, 1))[:, 0, 0]
+
+    def step(self):
+        G = self._gradient(self.beta)
+        KG = np.matmul(G, self.K, out=self._KG)
+        np.subtract(self.alpha, G, out=self.alpha)
+        np.subtract(self.beta, KG, out=self.beta)
+        return self._row_dots(G, KG)
+
+    def w_sq(self):
+        return self.w0_sq + self._row_dots(self.alpha, np.add(self.beta, self.beta0, out=self._beta_sum))
+
+    def finite(self, w_sq):
+        ok = np.isfinite(w_sq)
+        if ok.all():
+            return ok
+        return ok | (np.isfinite(self.alpha).all(axis=(1, 2)) & np.isfinite(self.beta).all(axis=(1, 2)))
+
+
+def _gradient_descent_runs(calls) -> list[GDResult]:
+    """``[gradient_descent(**call) for call in calls]``, with runs of one shape stepped together.
+
+    The results are those of :func:`gradient_descent`, bit for bit, whatever runs share a
+    stack: runs with the same n, m, signs, activation, ``tol`` and ``max_steps`` and no
+    recorded history are iterated as one stack (``_iteration.run_gd_runs``), which
+    saves numpy's per-call overhead where a step of one run costs little more (small n).
+    Trials' ``batch`` methods use it (:mod:`~ibcore.relu.gd_trials`).
+    """
+    runs = [_prepared(**call) for call in calls]
+    for run in runs:
+        warn_inactive(run.beta0, run.setup)
+
+    def shape(run):
+        s = run.setup
+        return run.beta0.shape, s.squeeze, s.signs.tobytes(), s.activation, s.tol, s.max_steps, s.record_every
+
+    if len(runs) == 1 or runs[0].setup.record_every is not None or len({shape(r) for r in runs}) > 1:
+        return [_run(run) for run in runs]
+    return run_gd_runs(_DualIterates(runs), [r.setup for r in runs], bounds=[r.bound for r in runs],
+                       weights=[r.weights for r in runs], alpha0s=[r.alpha0 for r in runs])
 
 
 gd_parameters_doc(gradient_descent)

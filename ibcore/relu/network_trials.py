@@ -27,9 +27,8 @@ import numpy as np
 
 from ..validation import nonnegative_float, positive_float, positive_int
 from .features import sample_features, sample_labels, _validated_sizes
-from .gd import gradient_descent
+from ._gd_trials import batch_of, run_trial
 from .gram import sample_gram
-from ._iteration import without_inactive_warning
 from .initialisation import _BAD_INITS, bad_init_weights, disjoint_init, sign_aligned_assignment, two_neuron_init
 from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap,
                       _run_statistics)
@@ -83,13 +82,18 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
         ``wrong_share`` :math:`= \sum_i \sigma(\beta_{{\rm wrong},i})/\sum_i\lvert y_i\rvert` (the output
         carried by wrong neurons), ``success`` and the fit and run statistics.
     """
+    return run_trial(_two_neuron_trial(n=n, d=d, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
+
+
+def _two_neuron_trial(*, n, d, b0, c, tol, max_steps, rng):
+    """The body of :func:`two_neuron_trial` (see ``_gd_trials``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     b0 = positive_float("b0", b0)
     rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
-    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=two_neuron_init(K=K, b0=b0, trace=d),
-                                   lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps, record_every=None)
+    res = yield dict(K=K, y=y, alpha0=two_neuron_init(K=K, b0=b0, trace=d), lr=lr_from_contraction(c, K=K),
+                     tol=tol, max_steps=max_steps, record_every=None)
     gap = relative_gap(res.coef, min_norm_pair(K=K, y=y), K=K)
     wrong = np.where(y > 0, res.beta[1], res.beta[0])
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
@@ -104,6 +108,8 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
         **fit,
         **_run_statistics(res),
     }
+
+two_neuron_trial.batch = batch_of(two_neuron_trial, _two_neuron_trial)
 
 
 def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng=None) -> dict:
@@ -146,6 +152,11 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
         :math:`W_{\rm sym}` the network that splits :math:`w^\star(\pm y)` equally among the neurons of each sign;
         ``success`` and the fit and run statistics.
     """
+    return run_trial(_disjoint_trial(n=n, d=d, m=m, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
+
+
+def _disjoint_trial(*, n, d, m, b0, c, tol, max_steps, rng):
+    """The body of :func:`disjoint_trial` (see ``_gd_trials``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     m = positive_int("m", m)
     if m < 2:
@@ -157,8 +168,8 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     signs = default_signs(m)
     assignment = sign_aligned_assignment(y, signs)
     alpha0 = disjoint_init(K=K, assignment=assignment, m=m, b0=b0)
-    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K),
-                                   tol=tol, max_steps=max_steps, record_every=None)
+    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps,
+                     record_every=None)
     target = disjoint_targets_gram(K, y, assignment, signs)
     closest = disjoint_closest_targets_gram(K, y, assignment, signs, alpha0)
     limit, frozen = disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
@@ -184,6 +195,8 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
         **fit,
         **_run_statistics(res),
     }
+
+disjoint_trial.batch = batch_of(disjoint_trial, _disjoint_trial)
 
 
 def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, tol=1e-12, max_steps=200_000,
@@ -217,6 +230,12 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         ``loss_excess``), ``gap`` (relative, to :math:`w^\star` or :math:`(w^\star(y), w^\star(-y))`),
         ``success`` and the fit and run statistics.
     """
+    return run_trial(_bad_init_trial(n=n, d=d, init=init, b0=b0, m=m, inactive=inactive, c=c, tol=tol,
+                                     max_steps=max_steps, rng=rng))
+
+
+def _bad_init_trial(*, n, d, init, b0, m, inactive, c, tol, max_steps, rng):
+    """The body of :func:`bad_init_trial` (see ``_gd_trials``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     if init not in _BAD_INITS:  # fail before drawing the data (bad_init_weights checks the rest)
         raise ValueError(f"init must be one of {_BAD_INITS}, got {init!r}")
@@ -228,8 +247,7 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
     y = sample_labels(n, rng=rng)
     X = sample_features(n, d, rng=rng)
     w0 = bad_init_weights(init, X, y, b0=b0, m=m, inactive=inactive, rng=rng)
-    res = without_inactive_warning(gradient_descent, X, y, w0, lr=lr_from_contraction(c, X), tol=tol, max_steps=max_steps,
-                 record_every=None)
+    res = yield dict(X=X, y=y, w0=w0, lr=lr_from_contraction(c, X), tol=tol, max_steps=max_steps, record_every=None)
     fits = _can_fit(y, res.signs)
     needy = fits.any(axis=0)
     beta0 = np.atleast_2d(w0) @ X.T
@@ -250,3 +268,5 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         **fit,
         **_run_statistics(res),
     }
+
+bad_init_trial.batch = batch_of(bad_init_trial, _bad_init_trial)

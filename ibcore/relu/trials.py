@@ -26,10 +26,9 @@ import numpy as np
 
 from ..validation import nonnegative_float, positive_float, positive_int
 from .features import Spectrum, sample_features, sample_labels, _validated_sizes
-from .gd import gradient_descent
+from ._gd_trials import batch_of, run_trial
 from .gram import sample_gram
 from .initialisation import all_active_init
-from ._iteration import without_inactive_warning
 from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relu_teacher_risk,
                       _run_statistics, _slack_statistics)
 from .min_norm import min_norm_solution, positive_subset_least_squares
@@ -108,6 +107,12 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         ``_fit_statistics`` and
         ``_run_statistics``.
     """
+    return run_trial(_gap_trial(n=n, d=d, b0=b0, c=c, spectrum=spectrum, spectrum_param=spectrum_param,
+                                method=method, tol=tol, max_steps=max_steps, rng=rng))
+
+
+def _gap_trial(*, n, d, b0, c, spectrum, spectrum_param, method, tol, max_steps, rng):
+    """The body of :func:`gap_trial` (see ``_gd_trials``): it yields its GD call."""
     n = positive_int("n", n)
     d = positive_int("d", d)
     b0 = positive_float("b0", b0)
@@ -128,8 +133,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     if method == "gram":
         K = sample_gram(n, d, spectrum=spec, rng=rng)
         alpha0 = all_active_init(K=K, b0=b0, trace=spec.trace)
-        res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0,
-                                       lr=lr_from_contraction(c, K=K), **run)
+        res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), **run)
         star = min_norm_solution(K=K, y=y)
         gap = relative_gap(res.coef, star.nu, K=K)
         beta0 = K @ alpha0
@@ -137,7 +141,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         X = sample_features(n, d, spectrum=spec, rng=rng)
         K = X @ X.T
         w0 = all_active_init(X, b0=b0, trace=spec.trace)
-        res = without_inactive_warning(gradient_descent, X, y, w0, lr=lr_from_contraction(c, X), **run)
+        res = yield dict(X=X, y=y, w0=w0, lr=lr_from_contraction(c, X), **run)
         star = min_norm_solution(X, y)
         gap = relative_gap(res.w, star.w)
         beta0 = X @ w0
@@ -154,6 +158,8 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         **fit,
         **_run_statistics(res),
     }
+
+gap_trial.batch = batch_of(gap_trial, _gap_trial)
 
 
 def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps=100_000, rng=None) -> dict:
@@ -205,6 +211,11 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         and those of ``_fit_statistics`` and
         ``_run_statistics``.
     """
+    return run_trial(_pattern_trial(n=n, d=d, data=data, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
+
+
+def _pattern_trial(*, n, d, data, b0, c, tol, max_steps, rng):
+    """The body of :func:`pattern_trial` (see ``_gd_trials``): it yields its GD call."""
     n, d = _validated_sizes(n, d)
     if data not in _DATA:
         raise ValueError(f"data must be one of {_DATA}, got {data!r}")
@@ -217,8 +228,8 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng) if data == "gaussian" else float(d) * np.eye(n)
     alpha0 = all_active_init(K=K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
-    res = without_inactive_warning(gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K),
-                                   tol=tol, max_steps=max_steps, record_every=None)
+    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps,
+                     record_every=None)
     star = min_norm_solution(K=K, y=y)
     pls = positive_subset_least_squares(K=K, y=y)
     pos, neg = y > 0, y < 0
@@ -240,6 +251,8 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         **fit,
         **_run_statistics(res),
     }
+
+pattern_trial.batch = batch_of(pattern_trial, _pattern_trial)
 
 
 def structure_trial(*, n, d, rng=None) -> dict:
@@ -310,6 +323,12 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
         (at most ``distance``),
         ``success`` and the run statistics.
     """
+    return run_trial(_test_error_trial(n=n, d=d, b0=b0, c=c, noise=noise, tol=tol, max_steps=max_steps,
+                                       rng=rng))
+
+
+def _test_error_trial(*, n, d, b0, c, noise, tol, max_steps, rng):
+    """The body of :func:`test_error_trial` (see ``_gd_trials``): it yields its GD call."""
     n, d = _validated_sizes(n, d)
     b0 = positive_float("b0", b0)
     c = default_contraction(n, d) if c is None else positive_float("c", c)
@@ -321,8 +340,8 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     theta *= np.sqrt(1 / 3) / np.linalg.norm(theta)
     X = sample_features(n, d, rng=rng)
     y = X @ theta + np.sqrt(noise) * rng.standard_normal(n)
-    res = without_inactive_warning(gradient_descent, X, y, all_active_init(X, b0=b0, trace=d),
-                                   lr=lr_from_contraction(c, X), tol=tol, max_steps=max_steps, record_every=None)
+    res = yield dict(X=X, y=y, w0=all_active_init(X, b0=b0, trace=d), lr=lr_from_contraction(c, X), tol=tol,
+                     max_steps=max_steps, record_every=None)
     star = min_norm_solution(X, y)
     risk_gd, risk_star = relu_teacher_risk(res.w, theta), relu_teacher_risk(star.w, theta)
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
@@ -336,3 +355,5 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
         "success": bool(res.success and fit["unfit"] == 0),
         **_run_statistics(res),
     }
+
+test_error_trial.batch = batch_of(test_error_trial, _test_error_trial)
