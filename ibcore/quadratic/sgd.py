@@ -36,15 +36,9 @@ block size.
 """
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-try:  # pinned in requirements.txt; without it (e.g. a bare Colab install) BLAS threads as configured
-    from threadpoolctl import ThreadpoolController
-except ImportError:
-    ThreadpoolController = None
-
+from .._blas import one_blas_thread
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
 from .clock import sgd_steps, sgd_time
@@ -186,24 +180,6 @@ def _sgd_block_runs(WW, X, coef, p, p_star, sqrtN):
     return err
 
 
-_blas = []
-
-
-def _one_blas_thread():
-    """Context in which BLAS runs on one thread (a no-op without threadpoolctl).
-
-    The products of a block are small (b × N by N × (p + p*)): split over threads they
-    gain nothing, and on a busy machine OpenBLAS's threads wait for a core. Measured at
-    N = 10⁴, p = 8 on the shared 2-core machine (load 23): 8.4x the cost of drawing the
-    inputs with OpenBLAS's two threads, 1.47x on one (``benchmarks/README.md``, issue 25).
-    """
-    if ThreadpoolController is None:
-        return contextlib.nullcontext()
-    if not _blas:
-        _blas.append(ThreadpoolController())       # scanning the loaded libraries costs ~1 ms: once
-    return _blas[0].limit(limits=1, user_api="blas")
-
-
 def _record(W, W_star, N):
     """Q and R of one run's weights, or of a stack of runs' (R, p, N) and (R, p_star, N)."""
     return W @ np.swapaxes(W, -1, -2) / N, W @ np.swapaxes(W_star, -1, -2) / N
@@ -284,7 +260,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Qs, Rs, done = [], [], []
     pos = 0
     success = stop is None
-    with np.errstate(over="ignore", invalid="ignore"), _one_blas_thread():
+    with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():
         for target in rec:
             while pos < target:
                 b = min(block, int(target) - pos)
@@ -343,7 +319,7 @@ def _sgd_one_pass_runs(W0s, W_stars, *, lr, t_max, rngs, record_every=None, blow
     WW = np.stack([np.vstack([W0, Ws]) for W0, Ws, *_ in checked])
     Qs, Rs, done = [], [], []
     pos = 0
-    with np.errstate(over="ignore", invalid="ignore"), _one_blas_thread():
+    with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():
         for target in rec:
             while pos < target:
                 b = min(block, int(target) - pos)

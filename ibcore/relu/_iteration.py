@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._blas import one_blas_thread
 from ..validation import DivergenceError, finite_array, nonnegative_float, positive_float, positive_int
 from .model import _is_relu, _network_loss, _validated_signs
 from .results import GDHistory, GDResult, InactivePositiveWarning
@@ -301,7 +302,7 @@ def run_gd(state, setup: GDSetup, *, bound, weights=None, alpha0=None) -> GDResu
     tol_sq = tol * tol  # the stopping test's left factor, as (tol·tol)·‖w‖²
     success, t = False, 0
     # overflow is caught after every step and reported with its step, so numpy need not warn
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():  # small products: see ibcore._blas
         while t < max_steps:
             step_sq = step()
             t += 1
@@ -379,7 +380,7 @@ def run_gd_runs(state, setups, *, bounds, weights, alpha0s) -> list[GDResult]:
         results[k] = _result(setup, t, success, beta, alpha, tracker.last_change[i].copy(),
                              tracker.reactivations[i].copy(), history, w=w, alpha0=alpha0s[k])
 
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():  # small products: see ibcore._blas
         while t < max_steps and running.size:
             step_sq = state.step()
             t += 1

@@ -111,25 +111,6 @@ def test_sgd_tracks_the_second_order_ode():
     assert wrong_lr > 0.05
 
 
-def test_sgd_runs_its_products_on_one_blas_thread():
-    """Inside the simulator BLAS is limited to one thread, and the setting is restored after."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    controller = threadpoolctl.ThreadpoolController()
-    blas = controller.select(user_api="blas")
-    if not blas.lib_controllers:
-        pytest.skip("no BLAS library found by threadpoolctl")
-
-    def threads():
-        found = threadpoolctl.ThreadpoolController().select(user_api="blas")
-        return [lib.num_threads for lib in found.lib_controllers]
-
-    before = [lib.num_threads for lib in blas.lib_controllers]
-    with q.sgd._one_blas_thread():
-        inside = threads()
-    after = threads()
-    assert inside == [1] * len(before) and after == before
-
-
 # ---- against an independent plain SGD (the module docstring's recursion, written out here)
 
 def _plain_sgd(W0, W_star, lr, X, xi, record):
@@ -287,16 +268,6 @@ def test_default_block_is_the_largest_within_the_cache_budget():
         assert isinstance(b, int) and 4 <= b <= 16
         assert b == 4 or b * N * 8 <= 640_000
         assert b == 16 or (b + 1) * N * 8 > 640_000
-
-
-def test_blas_controller_is_made_once(monkeypatch):
-    pytest.importorskip("threadpoolctl")
-    monkeypatch.setattr(q.sgd, "_blas", [])
-    with q.sgd._one_blas_thread():
-        pass
-    with q.sgd._one_blas_thread():
-        pass
-    assert len(q.sgd._blas) == 1 and type(q.sgd._blas[0]).__name__ == "ThreadpoolController"
 
 
 def _starts(p, p_star, N, seeds, informative=0.3):
