@@ -1,6 +1,8 @@
 """Every validation path: bad shapes, NaN/inf, bad step sizes, the stability bound, the
 inactive-example warning, and divergence reported with its step."""
+import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -198,8 +200,12 @@ def test_warning_counts_stuck_examples_and_shows_ten(n_pos, shown):
     [w] = caught
     assert w.category is R.InactivePositiveWarning
     assert f"leaves {n_pos} example(s)" in str(w.message) and f"(indices {shown});" in str(w.message)
-    # shown at the caller's line, not inside ibcore (stacklevel), and in the words it promises
-    assert w.filename == __file__ and "GD will probably stop at a non-global stationary point" in str(w.message)
+    assert "GD will probably stop at a non-global stationary point" in str(w.message)  # the words it promises
+    # shown outside ibcore (stacklevel): at the caller's line, except under mutmut, whose
+    # trampolines put a frame of their own between gradient_descent and its caller
+    assert not Path(w.filename).is_relative_to(Path(R.__file__).parents[1])
+    if "MUTANT_UNDER_TEST" not in os.environ:
+        assert w.filename == __file__
 
 
 def test_trials_silence_only_the_inactive_warning(small):
