@@ -94,15 +94,15 @@ _build/.sphinx-stamp: $(wildcard tools/sphinx_*.py tools/parallel_execution.py _
 	@rm -rf _build/.doctrees _build/html _build/student_build
 	@mkdir -p $(@D) && touch $@
 
-# the browser and PDF checks use Debian's chromium and poppler-utils: install them when
-# we can (CI runs as root); axe-core, for the accessibility audit, comes from npm
+# the browser and PDF checks use Debian's chromium (its headless shell: tools/browser.py) and
+# poppler-utils: install them when we can (CI runs as root); axe-core comes from npm
 chromium: $(STAMP)
-	@command -v chromium >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 || { \
+	@command -v chromium-headless-shell >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "==> set-up: Debian's chromium and poppler-utils for the browser and PDF checks"; \
+	    echo "==> set-up: Debian's chromium-headless-shell and poppler-utils for the browser and PDF checks"; \
 	    $(call quietly,_build/logs/apt.log,apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq chromium poppler-utils); \
-	  else echo "chromium or pdftotext is missing: apt-get install chromium poppler-utils, or set IB_SKIP_BROWSER=1"; fi; }
+	      apt-get install -y -qq chromium-headless-shell poppler-utils); \
+	  else echo "chromium-headless-shell or pdftotext is missing: apt-get install chromium-headless-shell poppler-utils, or set IB_SKIP_BROWSER=1"; fi; }
 	@$(BIN)/python -m tools.vendor --tests
 
 # ---------------------------------------------------------------- builds

@@ -4,8 +4,11 @@ Shared by the site's browser tests (accessibility, keyboard) and by the print ed
 (``tools/pdf.py``): serve a built site on a loopback port, open Chromium, and load a page
 until its mathematics is typeset and its widgets are drawn.
 
-Chromium comes from Debian (``make chromium`` installs it as root); ``CHROMIUM`` names
-another executable.
+Chromium comes from Debian (``make chromium`` installs it as root): its headless shell,
+``chromium-headless-shell``, when installed, else ``chromium``; ``CHROMIUM`` names another
+executable. The shell is the same Blink and V8 without the desktop browser's windowing and
+compositor (Playwright's own default for headless runs): the site's checks take about a
+fifth less CPU with it (issue 23).
 """
 from __future__ import annotations
 
@@ -34,8 +37,9 @@ READY_JS = """async () => {
 
 
 def chromium_executable() -> str | None:
-    """Debian's chromium (or ``$CHROMIUM``), or None when it is not installed."""
-    return os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    """Debian's chromium-headless-shell or chromium (or ``$CHROMIUM``), or None when neither is installed."""
+    return (os.environ.get("CHROMIUM") or shutil.which("chromium-headless-shell") or shutil.which("chromium")
+            or shutil.which("chromium-browser"))
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -74,7 +78,8 @@ def browser():
 
     exe = chromium_executable()
     if exe is None:
-        raise RuntimeError("chromium is not installed: `apt-get install chromium` (make chromium does it as root)")
+        raise RuntimeError("chromium is not installed: `apt-get install chromium-headless-shell` "
+                           "(make chromium does it as root)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=FLAGS)
         try:

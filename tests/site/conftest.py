@@ -79,7 +79,7 @@ def chromium_browser():
     if os.environ.get("IB_SKIP_BROWSER"):
         pytest.skip("IB_SKIP_BROWSER is set")
     if br.chromium_executable() is None:
-        pytest.fail("chromium is not installed: `apt-get install chromium` (make test does it as root), "
+        pytest.fail("chromium is not installed: `apt-get install chromium-headless-shell` (make test does it as root), "
                     "or set IB_SKIP_BROWSER=1")
     with br.browser() as b:
         yield b
