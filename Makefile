@@ -2,13 +2,13 @@
 #   make book   set up .venv, execute every chapter, build the site into _build/html
 #   make test   set up, then every stage of TEST_STAGES, two at a time (JOBS)
 # Both need only Python >= 3.11 (pyproject.toml's requires-python), and root, or Debian's
-# chromium and poppler-utils already installed, for the browser and PDF checks.
+# chromium-headless-shell (or chromium) and poppler-utils already installed, for the browser and PDF checks.
 # `make test` also takes a CPython 3.13, Colab's Python, for its Colab-like stage when it finds one.
 #
 # Every target names what it needs, so any of them runs alone or under `make -jN`:
 #
 #   .venv ─┬─ unit, launch, homework, homework-grader
-#          ├─ chromium (Debian's chromium and poppler-utils; axe-core)
+#          ├─ chromium (Debian's chromium-headless-shell and poppler-utils; axe-core)
 #          └─ site ─┬─ chapters (every chapter executed again by nbval, compared with the build)
 #                   ├─ site-check ─────── (+ chromium)
 #                   ├─ student ─┬─ student-check (+ chromium)
