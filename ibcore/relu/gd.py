@@ -219,7 +219,7 @@ def _gradient_descent_runs(calls) -> list[GDResult]:
     stack: runs with the same n, m, signs, activation, ``tol`` and ``max_steps`` and no
     recorded history are iterated as one stack (``_iteration.run_gd_runs``), which
     saves numpy's per-call overhead where a step of one run costs little more (small n).
-    Trials' ``batch`` methods use it (:mod:`~ibcore.relu.gd_trials`).
+    Trials' ``batch`` methods use it (``ibcore.relu._gd_trials``).
     """
     runs = [_prepared(**call) for call in calls]
     for run in runs:
