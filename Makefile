@@ -120,7 +120,8 @@ student: site
 	  && $(BUILD) --config _build/student_config.yml --path-output _build/student_build >/dev/null \
 	  && rm -rf _build/student && mv _build/student_build/_build/html _build/student)
 
-# the print editions, printed from the built sites by Debian's chromium
+# the print editions, printed from the built sites by Debian's chromium; the student edition
+# takes the instructor's printed pages that are the same (tools/pdf.py), when `pdf` ran first
 pdf: site chromium
 	@$(call run,pdf,the instructor edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
@@ -150,6 +151,8 @@ test: $(STAMP)
 # and the student site's check, one of the longest stages, started last and ran alone.
 ifdef STAGED
 site-check pdf unit _build/launch/pins.ok launch-colab: | student
+# and the student PDF after the instructor's, whose printed pages it takes where they are the same
+pdf-student: | pdf
 endif
 
 # the tests of what the other stages build (they skip when it is missing): theirs, not unit's

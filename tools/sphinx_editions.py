@@ -17,6 +17,7 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -79,6 +80,24 @@ def pdf_name(edition: str) -> str:
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
     return "implicit-bias-executable.pdf" if edition == "instructor" else "implicit-bias-executable-student.pdf"
+
+
+# What the student edition's build changes on a page that has no solution: the title, the
+# logo's text and the PDF link. Sphinx's cache-busting ``?v=<hash>`` after a stylesheet's
+# name is left out of the comparison: a rebuild of one page can drop it.
+_CACHE_BUSTER = re.compile(r"\?v=[0-9a-f]{8}\b")
+
+
+def same_as_instructor(site: Path, student_site: Path, name: str) -> bool:
+    """Whether the student edition's page ``name`` is, byte for byte, the instructor
+    edition's page once the edition's name and PDF link are put back: a page without
+    exercises (12 of 26). The site's checks audit it once, and the student PDF reuses its
+    printed pages (``tools/pdf.py``), since the browser would load the same document twice."""
+    student = (Path(student_site) / name).read_text(encoding="utf-8")
+    for mark, instructor_mark in ((nbtools.STUDENT_TITLE_SUFFIX, ""), (pdf_name("student"), pdf_name("instructor"))):
+        student = student.replace(mark, instructor_mark)
+    instructor = (Path(site) / name).read_text(encoding="utf-8")
+    return _CACHE_BUSTER.sub("", student) == _CACHE_BUSTER.sub("", instructor)
 
 
 def _page_context(app, pagename, templatename, context, doctree):

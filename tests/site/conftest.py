@@ -5,14 +5,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 from tools import browser as br
 from tools import notebooks as nbtools
-from tools.sphinx_editions import pdf_name
+from tools.sphinx_editions import same_as_instructor
 from tools.vendor import npm_file
 
 from . import geometry
@@ -126,24 +125,6 @@ class Rendered:
     # a student page that is the instructor's page but for the edition's name: not loaded again,
     # its audit and measurements are the instructor edition's (same_as_instructor)
     shared: bool = False
-
-
-# What the student edition's build changes on a page that has no solution: the title, the
-# logo's text and the PDF link (tools/notebooks.py, tools/sphinx_editions.py).
-_CACHE_BUSTER = re.compile(r"\?v=[0-9a-f]{8}\b")
-EDITION_MARKS = ((nbtools.STUDENT_TITLE_SUFFIX, ""), (pdf_name("student"), pdf_name("instructor")))
-
-
-def same_as_instructor(site: Path, student_site: Path, name: str) -> bool:
-    """Whether the student edition's page ``name`` is, byte for byte, the instructor
-    edition's page once the edition's name and PDF link are put back: then the same browser
-    would load, lay out and audit the same document twice. (Sphinx's cache-busting
-    ``?v=<hash>`` after a stylesheet's name is left out: a rebuild of one page can drop it.)"""
-    student = (student_site / name).read_text(encoding="utf-8")
-    for mark, instructor_mark in EDITION_MARKS:
-        student = student.replace(mark, instructor_mark)
-    instructor = (site / name).read_text(encoding="utf-8")
-    return _CACHE_BUSTER.sub("", student) == _CACHE_BUSTER.sub("", instructor)
 
 
 def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
