@@ -52,7 +52,7 @@ quietly = mkdir -p $(dir $(1)) && { $(2); } > $(1) 2>&1 || { cat $(1); echo "fai
 TEST_STAGES := chapters student-check site-check pdf-check unit
 
 .PHONY: help book test test-stages unit site chapters student pdf pdf-student site-check \
-        student-check pdf-check chromium vendor notebooks format bench mutate clean homework homework-check \
+        student-check pdf-check chromium vendor notebooks linkcheck format bench mutate clean homework homework-check \
         homework-grader
 
 help:
@@ -65,6 +65,7 @@ help:
 	@echo "make homework     build the problem sets with otter into _build/homework (and student/homework)"
 	@echo "make launch       Binder and Colab checks: pins on the lowest Python, notebooks in a Colab-like venv"
 	@echo "make bench        run the benchmark suite (not part of make test)"
+	@echo "make linkcheck    check the book's external links (Sphinx's linkcheck; network; not part of make test)"
 	@echo "make mutate       mutation testing of the solvers and theory, module by module (slow; not in make test)"
 
 # ---------------------------------------------------------------- set-up
@@ -112,6 +113,10 @@ site: vendor _build/.ibcore-stamp _build/.sphinx-stamp
 	@$(call run,site,the book with every chapter executed into _build/html,$(BUILD))
 
 book: site
+
+# the external links, by Sphinx's linkcheck builder (network needed; a broken link fails it)
+linkcheck: vendor _build/.ibcore-stamp
+	$(BUILD) --builder linkcheck
 
 # the student edition: same sources and execution cache (filled by `site`), solutions removed
 student: site

@@ -1,10 +1,8 @@
 """Static checks of the built HTML: pages, launch buttons, widgets, no leftover errors."""
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import re
-import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -141,27 +139,6 @@ def test_widget_state_is_embedded(site):
             assert "application/vnd.jupyter.widget-state+json" in html, f"{md.name}: widgets without state"
             assert "LinkModel" in html or "jslink" in html or "DirectionalLinkModel" in html, \
                 f"{md.name}: explorer frames are not linked to their sliders"
-
-
-def test_external_links_are_reported(site):
-    """External links are checked and reported, never a failure (the network may be closed)."""
-    urls = sorted({h for page in site.rglob("*.html") for h in hrefs(page)
-                   if h.startswith(("http://", "https://")) and "127.0.0.1" not in h})
-
-    def status(url):
-        try:
-            req = urllib.request.Request(url, method="HEAD", headers={"User-Agent": "ib-linkcheck"})
-            with urllib.request.urlopen(req, timeout=4) as resp:
-                return url, str(resp.status)
-        except Exception as exc:  # noqa: BLE001 - any failure is reported, not raised
-            return url, type(exc).__name__
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(status, urls))
-    report = site.parent / "linkcheck-external.txt"
-    report.write_text("".join(f"{code}\t{url}\n" for url, code in results))
-    bad = [(u, c) for u, c in results if not c.startswith(("2", "3"))]
-    print(f"\nexternal links: {len(results)} checked, {len(bad)} unreachable (see {report})")
 
 
 def test_landing_page_shows_a_figure_with_alt_text_and_caption(site):
