@@ -114,9 +114,11 @@ site: vendor _build/.ibcore-stamp _build/.sphinx-stamp
 
 book: site
 
-# the external links, by Sphinx's linkcheck builder (network needed; a broken link fails it)
+# the external links, by Sphinx's linkcheck builder (network needed; a broken link fails it),
+# into _build/linkcheck/_build/html/output.txt (Jupyter Book would write it into the site)
 linkcheck: vendor _build/.ibcore-stamp
-	$(BUILD) --builder linkcheck
+	@$(BIN)/python -m tools.notebooks instructor-config _build/linkcheck_config.yml >/dev/null
+	$(BUILD) --builder linkcheck --config _build/linkcheck_config.yml --path-output _build/linkcheck
 
 # the student edition: same sources and execution cache (filled by `site`), solutions removed
 student: site

@@ -236,3 +236,19 @@ def test_an_ibcore_edit_forgets_the_executed_chapters(tmp_path):
     assert "up to date" in dry_run()
     for edited in ("ibcore/relu/gd.py", "ibcore/relu"):  # an edit; a module added or removed
         assert "rm -rf _build/.jupyter_cache _build/.doctrees" in dry_run("-W", edited)
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_an_edition_config_outside_the_root_shares_the_execution_cache(edition, tmp_path):
+    """The configs of builds outside _build/html (the student edition, make linkcheck) read
+    the build's executions and the book's extensions from wherever they are written."""
+    import yaml
+
+    config = yaml.safe_load(nbtools.edition_config(edition, tmp_path / "c.yml").read_text(encoding="utf-8"))
+    assert config["execute"]["cache"] == str(nbtools.ROOT / "_build" / ".jupyter_cache")
+    assert all(path.startswith(str(nbtools.ROOT) + "/") for path in config["sphinx"]["local_extensions"].values())
+    student = edition == "student"
+    assert (config["sphinx"]["config"].get("ib_edition") == "student") == student
+    assert config["title"].endswith(nbtools.STUDENT_TITLE_SUFFIX) == student
+    with pytest.raises(ValueError, match="edition"):
+        nbtools.edition_config("teacher", tmp_path / "c.yml")

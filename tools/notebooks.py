@@ -18,6 +18,7 @@ Usage::
     python -m tools.notebooks sync                   # rewrite stale generated notebooks
     python -m tools.notebooks check                  # exit 1 if any is stale
     python -m tools.notebooks student-config OUT     # the student edition's _config.yml
+    python -m tools.notebooks instructor-config OUT  # the instructor's, for make linkcheck
 """
 from __future__ import annotations
 
@@ -478,12 +479,18 @@ def executed_notebook_text(md_path: Path, executed: nbformat.NotebookNode, *, ed
     return nbformat.writes(nb) + "\n"
 
 
-def student_config(out: Path, root: Path = ROOT) -> Path:
-    """Write the student edition's ``_config.yml``: no solutions, student notebooks, shared cache."""
+def edition_config(edition: str, out: Path, root: Path = ROOT) -> Path:
+    """Write a ``_config.yml`` for a build outside ``_build/html`` (``--config OUT --path-output
+    ...``) that shares the execution cache. The student edition's: no solutions, student
+    notebooks. The instructor's serves Sphinx's linkcheck builder (``make linkcheck``), which
+    Jupyter Book would otherwise run into the site's folder."""
     config = load_config(root)
-    config["title"] = config["title"] + STUDENT_TITLE_SUFFIX
-    config["sphinx"]["config"]["ib_edition"] = "student"
-    config["repository"]["path_to_book"] = "student"  # launch buttons open student/book/...ipynb
+    if edition == "student":
+        config["title"] = config["title"] + STUDENT_TITLE_SUFFIX
+        config["sphinx"]["config"]["ib_edition"] = "student"
+        config["repository"]["path_to_book"] = "student"  # launch buttons open student/book/...ipynb
+    elif edition != "instructor":
+        raise ValueError(f"edition must be 'instructor' or 'student', got {edition!r}")
     config.setdefault("execute", {})["cache"] = str(root / "_build" / ".jupyter_cache")
     # paths in a config file outside the book root are read relative to that file
     config["sphinx"]["local_extensions"] = {name: str(root / path)
@@ -499,8 +506,10 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("sync", help="rewrite the generated notebooks")
     sub.add_parser("check", help="fail if a generated notebook is out of date")
-    student = sub.add_parser("student-config", help="write the student edition's _config.yml")
-    student.add_argument("out", type=Path)
+    for edition in ("student", "instructor"):
+        config = sub.add_parser(f"{edition}-config", help=f"write the {edition} edition's _config.yml "
+                                "for a build outside _build/html, sharing the execution cache")
+        config.add_argument("out", type=Path)
     args = parser.parse_args(argv)
     if args.command == "sync":
         for path in sync():
@@ -511,7 +520,7 @@ def main(argv=None) -> int:
         for path, diff in stale:
             print(f"{path.relative_to(ROOT)} is out of date with its .md; run `make notebooks`\n{diff}")
         return 1 if stale else 0
-    print(student_config(args.out))
+    print(edition_config(args.command.removesuffix("-config"), args.out))
     return 0
 
 
