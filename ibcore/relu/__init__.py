@@ -1,17 +1,17 @@
-"""Part I of the book: gradient descent on shallow ReLU regression in high dimensions.
+r"""Part I of the book: gradient descent on shallow ReLU regression in high dimensions.
 
 Lai, Wang, Tao and Muthukumar (COLT 2026) show that GD on a shallow ReLU
 model with the square loss, on high-dimensional random features, ends within
-Θ(√(n/‖λ‖₁)) of the minimum-ℓ2-norm solution.  This package provides the
+:math:`\Theta(\sqrt{n/\lVert\lambda\rVert_1})` of the minimum-ℓ2-norm solution.  This package provides the
 solvers behind the chapters, one module per concept:
 
 * features, gram -- the data: :func:`~ibcore.relu.sample_labels`, :func:`~ibcore.relu.sample_features`,
-  :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (K = X Xᵀ without X, for d up to 10^8);
-* model, stability -- f(x) = Σ_j s_j σ(w_j·x), its loss, and step sizes
+  :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (:math:`K = XX^\top` without X, for d up to :math:`10^8`);
+* model, stability -- :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`, its loss, and step sizes
   (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
 * gd, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
-  O(m n²) per step), also from K alone, and what it returns, :class:`~ibcore.relu.results.GDResult`
-  (the loop it shares with the O(m n d) weight-space test reference in ``reference`` is
+  :math:`O(mn^2)` per step), also from K alone, and what it returns, :class:`~ibcore.relu.results.GDResult`
+  (the loop it shares with the :math:`O(mnd)` weight-space test reference in ``reference`` is
   the internal module ``_iteration``);
 * min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
   :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
@@ -23,9 +23,9 @@ solvers behind the chapters, one module per concept:
   (:func:`~ibcore.relu.gap_trial`, :func:`~ibcore.relu.pattern_trial`, :func:`~ibcore.relu.two_neuron_trial`,
   :func:`~ibcore.relu.disjoint_trial`, :func:`~ibcore.relu.bad_init_trial`), for :func:`ibcore.sweep.sweep`.
 
-Notation: β = X w pre-activations ("predictions"), α data-span coefficients
-(w = w0 + Xᵀα), K = X Xᵀ, λ covariance spectrum, c = lr‖x‖²/n, b0 the initial
-pre-activation scale.  Where a definition is our reconstruction rather than
+Notation: :math:`\beta = Xw` pre-activations ("predictions"), α data-span coefficients
+(:math:`w = w_0 + X^\top\alpha`), :math:`K = XX^\top`, λ covariance spectrum,
+:math:`c = \mathrm{lr}\,\lVert x\rVert^2/n`, :math:`b_0` the initial pre-activation scale.  Where a definition is our reconstruction rather than
 the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports

@@ -1,13 +1,14 @@
-"""Random high-dimensional features x_i = Σ^{1/2} z_i and their covariance spectra λ.
+r"""Random high-dimensional features :math:`x_i = \Sigma^{1/2} z_i` and their covariance spectra λ.
 
 The data model [our reconstruction; Part I, chapter "The gap", statement box]: rows
-x_i = Σ^{1/2} z_i, i.i.d., with z_i ~ N(0, I_d).  Everything GD does depends
-on X only through the Gram matrix K = X Xᵀ, whose law is invariant under
-rotations of feature space, so we take Σ = diag(λ) without loss of generality.
-The scale that matters is the trace ‖λ‖₁ = tr Σ = E‖x‖².
+:math:`x_i = \Sigma^{1/2} z_i`, i.i.d., with :math:`z_i \sim \mathcal N(0, I_d)`.  Everything GD does
+depends on X only through the Gram matrix :math:`K = XX^\top`, whose law is invariant under
+rotations of feature space, so we take :math:`\Sigma = \mathrm{diag}(\lambda)` without loss of
+generality. The scale that matters is the trace
+:math:`\lVert\lambda\rVert_1 = \mathrm{tr}\,\Sigma = \mathbb E\lVert x\rVert^2`.
 
 A :class:`~ibcore.relu.Spectrum` describes λ without necessarily storing d numbers, so
-that d = 10^8 costs nothing until features are actually drawn.
+that :math:`d = 10^8` costs nothing until features are actually drawn.
 """
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ class Spectrum:
 
     # ---- eigenvalues ----------------------------------------------------
     def values(self, start=0, stop=None) -> np.ndarray:
-        """λ_k for coordinates k in [start, stop) (0-based), as an array."""
+        """The eigenvalues :math:`\\lambda_k` for coordinates k in [start, stop) (0-based), as an array."""
         stop = self.d if stop is None else min(stop, self.d)
         if self._array is not None:
             return self._array[start:stop]
@@ -250,7 +251,7 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
 
     Notes
     -----
-    Memory is n·d floats; for d ≫ 10^5 sample the Gram matrix directly with
+    Memory is n·d floats; for :math:`d \gg 10^5` sample the Gram matrix directly with
     :func:`~ibcore.relu.sample_gram`.
     """
     n = positive_int("n", n)
@@ -274,7 +275,7 @@ def _validated_sizes(n, d) -> tuple[int, int]:
 
 
 def sample_labels(n, *, rng=None) -> np.ndarray:
-    """Labels y_i ~ U[-1, 1], i.i.d. (our reconstruction of the label model, chapter 3).
+    """Labels :math:`y_i \\sim U[-1, 1]`, i.i.d. (our reconstruction of the label model, chapter 3).
 
     Both signs occur, as the ReLU setting needs: the positive labels are fitted,
     the negative ones must be switched off.  Every trial of Part I draws its

@@ -1,15 +1,19 @@
-"""The Gram matrix K = X Xᵀ, sampled directly when d is far beyond memory.
+r"""The Gram matrix :math:`K = XX^\top`, sampled directly when d is far beyond memory.
 
-For x_i = Σ^{1/2} z_i with Σ = diag(λ),
+For :math:`x_i = \Sigma^{1/2} z_i` with :math:`\Sigma = \mathrm{diag}(\lambda)`,
 
-    K = Σ_k λ_k z^{(k)} z^{(k)ᵀ},   z^{(k)} = (z_{1k}, ..., z_{nk}) ~ N(0, I_n),
+.. math::
 
-so a block of q coordinates sharing one eigenvalue λ contributes λ·W with
-W ~ Wishart_n(q, I_n).  When q ≥ n we draw W exactly through the Bartlett
-decomposition W = L Lᵀ (L lower triangular, L_ii² ~ χ²_{q-i+1}, L_ij ~ N(0, 1)
-below the diagonal) at cost O(n³), independent of q.  Coordinates in blocks
-smaller than n (spikes, or spectra with distinct values such as the power
-law) are drawn explicitly in chunks, at cost O(n² q) and memory O(n·chunk).
+    K = \sum_k \lambda_k\, z^{(k)} z^{(k)\top},\qquad
+    z^{(k)} = (z_{1k}, \dots, z_{nk}) \sim \mathcal N(0, I_n),
+
+so a block of q coordinates sharing one eigenvalue λ contributes :math:`\lambda W` with
+:math:`W \sim \mathrm{Wishart}_n(q, I_n)`.  When :math:`q \ge n` we draw W exactly through the
+Bartlett decomposition :math:`W = LL^\top` (L lower triangular,
+:math:`L_{ii}^2 \sim \chi^2_{q-i+1}`, :math:`L_{ij} \sim \mathcal N(0, 1)` below the diagonal) at
+cost :math:`O(n^3)`, independent of q.  Coordinates in blocks smaller than n (spikes, or spectra
+with distinct values such as the power law) are drawn explicitly in chunks, at cost
+:math:`O(n^2 q)` and memory :math:`O(n\cdot\mathrm{chunk})`.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""What the chapters measure: the gap to the min-norm solution and the activation-pattern dynamics.
+r"""What the chapters measure: the gap to the min-norm solution and the activation-pattern dynamics.
 
-The gap is the *relative* distance ‖w_GD - w*‖/‖w*‖.  That the paper's
-Θ(√(n/‖λ‖₁)) refers to this relative distance is our reading: with O(1)
-labels ‖w*‖ is itself of order √(n/d), so an absolute gap of that order
-would say nothing (chapter 3, exercise on the absolute gap).
+The gap is the *relative* distance :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert`.
+That the paper's :math:`\Theta(\sqrt{n/\lVert\lambda\rVert_1})` refers to this relative distance is
+our reading: with :math:`O(1)` labels :math:`\lVert w^\star\rVert` is itself of order :math:`\sqrt{n/d}`,
+so an absolute gap of that order would say nothing (chapter 3, exercise on the absolute gap).
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ __all__ = [
     "settling_certificate",
 ]
 
-#: An example counts as fitted when ∣f(x_i) - y_i∣ ≤ FIT_TOL.  GD stopped by
-#: ``tol=1e-12`` leaves residuals ≈ tol·‖y‖/c ≈ 1e-10 (c = 0.01), so 1e-6 has
-#: four orders of slack and is still far below any label of a failed example.
+#: An example counts as fitted when :math:`\lvert f(x_i) - y_i\rvert` ≤ FIT_TOL.  GD stopped
+#: by ``tol=1e-12`` leaves residuals ≈ :math:`\text{tol}\cdot\lVert y\rVert/c` ≈ 1e-10 (c = 0.01),
+#: so 1e-6 has four orders of slack and is still far below any label of a failed example.
 FIT_TOL = 1e-6
 
 
@@ -69,7 +69,9 @@ def relative_gap(w, w_star, *, K=None) -> float:
 
 
 def _relative_gap_gram(K, coef, coef_star) -> float:
-    """:func:`relative_gap` from coefficients: ‖Xᵀ(coef - coef_star)‖/‖Xᵀcoef_star‖ through K."""
+    r""":func:`relative_gap` from coefficients:
+    :math:`\lVert X^\top(\mathtt{coef} - \mathtt{coef\_star})\rVert/\lVert X^\top\mathtt{coef\_star}\rVert`
+    through K."""
     n = K.shape[0]
     coef_star = np.atleast_2d(finite_array("w_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
@@ -174,11 +176,11 @@ _run_doc(positive_residual)
 
 
 def _can_fit(y, signs) -> np.ndarray:
-    """Boolean (m, n): neuron j can fit example i, s_j y_i > 0.
+    r"""Boolean (m, n): neuron j can fit example i, :math:`s_jy_i > 0`.
 
     An example that some neuron can fit (``_can_fit(y, signs).any(axis=0)``)
-    must be fitted exactly at a global minimum; the others (y_i ≤ 0 for one
-    neuron, y_i = 0 for two) are best served by outputs that stay at 0.
+    must be fitted exactly at a global minimum; the others (:math:`y_i \le 0` for one
+    neuron, :math:`y_i = 0` for two) are best served by outputs that stay at 0.
     """
     y = finite_array("y", y, ndim=1)
     signs = finite_array("signs", signs, ndim=1)
@@ -186,11 +188,12 @@ def _can_fit(y, signs) -> np.ndarray:
 
 
 def _fit_threshold(y, *, tol, c) -> float:
-    """The residual below which an example counts as fitted: max(:data:`~ibcore.relu.FIT_TOL`, 100·tol·‖y‖/c).
+    r"""The residual below which an example counts as fitted:
+    max(:data:`~ibcore.relu.FIT_TOL`, :math:`100\cdot\text{tol}\cdot\lVert y\rVert/c`).
 
-    GD stopped by its rule lr‖∇L‖ ≤ tol‖w‖ leaves residuals of about
-    tol·‖y‖/c (the iterates contract by (1 - c) per step), so a run with a
-    loose ``tol`` or a small ``c`` needs a looser threshold than FIT_TOL;
+    GD stopped by its rule :math:`\text{lr}\lVert\nabla L\rVert \le \text{tol}\lVert w\rVert` leaves
+    residuals of about :math:`\text{tol}\cdot\lVert y\rVert/c` (the iterates contract by :math:`(1 - c)`
+    per step), so a run with a loose ``tol`` or a small ``c`` needs a looser threshold than FIT_TOL;
     100 times that residual still lies far below the labels of lost examples.
     """
     y = finite_array("y", y, ndim=1)
@@ -200,10 +203,10 @@ def _fit_threshold(y, *, tol, c) -> float:
 
 
 def _fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
-    """Residuals over the examples the network must fit.
+    r"""Residuals over the examples the network must fit.
 
     Returns ``max_residual``; ``unfit``, the number of those examples with a
-    residual above ``threshold``; and ``max_unfit_label``, the largest ∣y_i∣
+    residual above ``threshold``; and ``max_unfit_label``, the largest :math:`\lvert y_i\rvert`
     among them (0 if none).
     """
     needy = _can_fit(y, result.signs).any(axis=0)
@@ -214,7 +217,8 @@ def _fit_statistics(result, y, *, threshold=FIT_TOL) -> dict:
 
 
 def _slack_statistics(y, star, pls) -> dict:
-    """The structure of w* on the negative labels, against the positive-subset fit w_PLS.
+    r"""The structure of :math:`w^\star` on the negative labels, against the positive-subset fit
+    :math:`w_{PLS}`.
 
     Parameters
     ----------
@@ -229,11 +233,11 @@ def _slack_statistics(y, star, pls) -> dict:
     -------
     dict
         ``strictly_inactive``: fraction of the negative-label constraints with
-        x_i·w* < 0 (slack); ``pls_violations``: fraction of negative labels with
-        x_i·w_PLS > 0 (where w_PLS is not a global minimiser);
-        ``pls_predicts_slack``: w_PLS predicts ≤ 0 on exactly the negatives that
-        are slack at w* (the first-order picture of chapter 1).  "Strictly"
-        means beyond 1e-9·max∣y∣, above the rounding of the dual solve.
+        :math:`x_i\cdot w^\star < 0` (slack); ``pls_violations``: fraction of negative labels with
+        :math:`x_i\cdot w_{PLS} > 0` (where :math:`w_{PLS}` is not a global minimiser);
+        ``pls_predicts_slack``: :math:`w_{PLS}` predicts :math:`\le 0` on exactly the negatives that
+        are slack at :math:`w^\star` (the first-order picture of chapter 1).  "Strictly"
+        means beyond :math:`10^{-9}\cdot\max\lvert y\rvert`, above the rounding of the dual solve.
     """
     y = finite_array("y", y, shape=(np.size(star.beta),))
     neg = y < 0
@@ -296,10 +300,12 @@ class SettlingCertificate:
     record_step: np.ndarray
     """The recorded steps t (``history.step``)."""
     bound: np.ndarray
-    """B_t = Δ/(1 - Δ) ‖D_t r_t‖₂, the most cross-talk any example can still receive after t."""
+    r""":math:`B_t = \frac{\Delta}{1 - \Delta}\lVert D_t r_t\rVert_2`, the most cross-talk any example can
+    still receive after t."""
     margin: np.ndarray
-    """The smallest distance to a switch at t, -β_i on inactive examples, min(β_i, y_i) on active ones
-    (-inf if a negative label is active: it must still switch off)."""
+    r"""The smallest distance to a switch at t, :math:`-\beta_i` on inactive examples,
+    :math:`\min(\beta_i, y_i)` on active ones (-inf if a negative label is active: it must still switch
+    off)."""
 
 
 def settling_certificate(K, y, result) -> SettlingCertificate:

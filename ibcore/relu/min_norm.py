@@ -9,8 +9,9 @@ With linearly independent rows :math:`x_i` (so :math:`d \ge n`), the global mini
     x_i\cdot w \le 0 \ \text{ for } y_i \le 0 \ (I_-),
 
 and :math:`L_{\min} = \frac1{2n}\sum_{y_i<0} y_i^2`. The min-norm one,
-:math:`w^\star = \operatorname{arg\,min}\lVert w\rVert` over that set, is what GD is compared with.  (That the paper compares with this w*,
-rather than with the projection of w_0, is our reading of the abstract.)
+:math:`w^\star = \operatorname{arg\,min}\lVert w\rVert` over that set, is what GD is compared with.
+(That the paper compares with this :math:`w^\star`, rather than with the projection of :math:`w_0`,
+is our reading of the abstract.)
 
 Dual. The Lagrangian :math:`\frac12\lVert w\rVert^2 - \sum_i \nu_i (x_i\cdot w - \tilde y_i)`,
 :math:`\tilde y = y\,\mathbb 1\{y > 0\}`, with :math:`\nu_i` free on :math:`I_+` and
@@ -52,26 +53,29 @@ __all__ = [
 
 @result
 class MinNormSolution:
-    """A min-norm solution in primal (w, β) and dual (ν) form.
+    r"""A min-norm solution in primal :math:`(w, \beta)` and dual (:math:`\nu`) form.
 
     Attributes
     ----------
     w : numpy.ndarray of shape (d,) or None
-        The weights, w = Xᵀν (``None`` when only K was given).
+        The weights, :math:`w = X^\top\nu` (``None`` when only K was given).
     beta : numpy.ndarray of shape (n,)
-        Pre-activations β = X w.
+        Pre-activations :math:`\beta = Xw`.
     nu : numpy.ndarray of shape (n,)
-        Multipliers / data-span coefficients: w = Xᵀν, ν_i ≤ 0 on y_i ≤ 0.
+        Multipliers / data-span coefficients: :math:`w = X^\top\nu`, :math:`\nu_i \le 0` on
+        :math:`y_i \le 0`.
     kkt_residual : float
         Largest violation of the KKT conditions, made dimensionless:
-        max(∣β_i - y_i∣ on I₊, (β_i)₊ on I₋)/‖y‖∞, (ν_i)₊ on I₋ / ‖ν‖∞ and
-        ∣ν_i β_i∣ on I₋ /(‖ν‖∞‖y‖∞). For ``positive_subset_least_squares`` only
-        the equalities on I₊ are part of the problem and counted.
+        :math:`\max(\lvert\beta_i - y_i\rvert \text{ on } I_+,\ (\beta_i)_+ \text{ on } I_-)
+        /\lVert y\rVert_\infty`, :math:`(\nu_i)_+ \text{ on } I_- / \lVert\nu\rVert_\infty` and
+        :math:`\lvert\nu_i\beta_i\rvert \text{ on } I_- /(\lVert\nu\rVert_\infty\lVert y\rVert_\infty)`.
+        For ``positive_subset_least_squares`` only the equalities on :math:`I_+` are part of the problem
+        and counted.
     tight : numpy.ndarray of bool, shape (n,)
-        Negative-label examples held at β_i = 0 by the constraint (ν_i < 0).
+        Negative-label examples held at :math:`\beta_i = 0` by the constraint (:math:`\nu_i < 0`).
     loss : float
-        One-neuron ReLU loss (1/2n) Σ (σ(β_i) - y_i)² at w; equals L_min for
-        :func:`~ibcore.relu.min_norm_solution`.
+        One-neuron ReLU loss :math:`\frac1{2n}\sum_i (\sigma(\beta_i) - y_i)^2` at w; equals
+        :math:`L_{\min}` for :func:`~ibcore.relu.min_norm_solution`.
     problem : str
         ``"relu"`` or ``"positive_subset"``.
     """
@@ -130,8 +134,9 @@ def _relu_loss(beta, y):
 
 
 def _bounded_dual(K, target, inequality, name):
-    """ν = argmin ½ νᵀKν - t·ν s.t. ν_i ≤ 0 where ``inequality``: the dual of
-    min ½‖v‖² s.t. x_i·v = t_i (equalities), x_i·v ≤ t_i (inequalities), v = Xᵀν."""
+    r""":math:`\nu = \operatorname{arg\,min}\ \tfrac12\nu^\top K\nu - t\cdot\nu` s.t. :math:`\nu_i \le 0`
+    where ``inequality``: the dual of :math:`\min \tfrac12\lVert v\rVert^2` s.t. :math:`x_i\cdot v = t_i`
+    (equalities), :math:`x_i\cdot v \le t_i` (inequalities), :math:`v = X^\top\nu`."""
     c, lower = _cho(K, name)
     L = np.tril(c)
     rhs = scipy.linalg.solve_triangular(L, target, lower=True)
@@ -337,12 +342,13 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
 
 @result
 class LinearLimit:
-    """The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n): w = Xᵀ coef."""
+    r"""The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n):
+    :math:`w = X^\top` ``coef``."""
 
     limit: np.ndarray
-    """w_j(∞) = (I - P_{S_j}) w_j(0) + X_Sᵀ K_SS⁻¹ s_j y_S."""
+    r""":math:`w_j(\infty) = (I - P_{S_j})\,w_j(0) + X_S^\top K_{SS}^{-1} s_j y_S`."""
     frozen: np.ndarray
-    """(I - P_{S_j}) w_j(0), the part of the initialisation that never moves."""
+    r""":math:`(I - P_{S_j})\,w_j(0)`, the part of the initialisation that never moves."""
 
 
 def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:

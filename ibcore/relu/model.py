@@ -1,16 +1,22 @@
 r"""The shallow ReLU model of Part I: output signs, loss and gradient in the dual.
 
 Model and loss (the 1/(2n) normalisation and the fixed ±1 output signs are
-our reconstruction; the paper's full text was not available)::
+our reconstruction; the paper's full text was not available):
 
-    f(x) = Σ_j s_j σ(w_j·x),   s_j ∈ {+1, -1} fixed,   σ(z) = max(z, 0),  σ'(0) = 0,
-    L(w) = (1/2n) Σ_i (f(x_i) - y_i)².
+.. math::
 
-Write β_j = X w_j ∈ ℝⁿ (pre-activations, the paper's "predictions"),
-D_j = diag(1{β_j > 0}) (activation pattern) and r = Σ_j s_j σ(β_j) - y
-(residual).  Then ∇_{w_j} L = (1/n) s_j Xᵀ D_j r: every gradient is a
-combination of the rows of X, with coefficients s_j D_j r / n, which is why
-GD can run in the dual (:mod:`~ibcore.relu.gd`).
+    \begin{gathered}
+    f(x) = \sum_j s_j\,\sigma(w_j\cdot x),\quad s_j \in \{+1, -1\}\ \text{fixed},\\
+    \sigma(z) = \max(z, 0),\quad \sigma'(0) = 0,\qquad
+    L(w) = \frac1{2n}\sum_i \big(f(x_i) - y_i\big)^2.
+    \end{gathered}
+
+Write :math:`\beta_j = Xw_j \in \mathbb R^n` (pre-activations, the paper's "predictions"),
+:math:`D_j = \mathrm{diag}(\mathbb 1\{\beta_j > 0\})` (activation pattern) and
+:math:`r = \sum_j s_j\,\sigma(\beta_j) - y` (residual).  Then
+:math:`\nabla_{w_j} L = \frac1n s_j X^\top D_j r`: every gradient is a combination of the rows
+of X, with coefficients :math:`s_j D_j r/n`, which is why GD can run in the dual
+(:mod:`~ibcore.relu.gd`).
 """
 from __future__ import annotations
 

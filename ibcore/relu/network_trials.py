@@ -3,14 +3,15 @@ r"""Trials of networks that must fit every label: two neurons, a disjoint start,
 Everything here is *our reconstruction*: the paper's two-neuron and general-m
 models, its "disjoint initialization" and its Appendix F experiments were not
 available (see the statement boxes of chapters 4-6).  The model is the one of
-:mod:`ibcore.relu.model`, f(x) = Σ_j s_j σ(w_j·x) with fixed signs s_j.  The
-theory these trials are compared with lives elsewhere: the orthogonal-data
+:mod:`ibcore.relu.model`, :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with fixed signs :math:`s_j`.
+The theory these trials are compared with lives elsewhere: the orthogonal-data
 closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in
 :mod:`~ibcore.relu.min_norm`, the initial weights in
 :mod:`~ibcore.relu.initialisation`.
 
-* :func:`~ibcore.relu.two_neuron_trial`: f = σ(w₊·x) - σ(w₋·x) from w₊(0) = w₋(0) = b0 Xᵀ1/d,
-  compared with the decoupled target (w*(y), w*(-y)).
+* :func:`~ibcore.relu.two_neuron_trial`: :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` from
+  :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/d`, compared with the decoupled target
+  :math:`(w^\star(y), w^\star(-y))`.
 * :func:`~ibcore.relu.disjoint_trial`: m neurons from a sign-aligned disjoint start;
   while the pattern does not change every neuron runs linear regression on
   its own subset.
@@ -138,7 +139,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
         ``gap``: relative distance :math:`\lVert W - W^\star\rVert_F/\lVert W^\star\rVert_F` to the per-neuron
         min-norm targets (:func:`~ibcore.relu.disjoint_targets_gram`);
         ``closest_gap``: relative distance to the pattern's network closest
-        to W(0) (:func:`~ibcore.relu.disjoint_closest_targets_gram`,
+        to :math:`W(0)` (:func:`~ibcore.relu.disjoint_closest_targets_gram`,
         :math:`\approx 10^{-10}` when the pattern is kept: GD's implicit bias); ``init_term``
         :math:`= \lVert W_{\rm frozen}\rVert/\lVert W^\star\rVert` and ``relu_term``
         :math:`= \lVert W - W_{\rm frozen} - W^\star\rVert/\lVert W^\star\rVert`, the parts of

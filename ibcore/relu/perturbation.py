@@ -1,29 +1,43 @@
 r"""First order in the cross-talk: where one neuron's GD and w* put the negative examples.
 
-Write K = d(I + E) with E = K/d - I, whose off-diagonal entries ε_ij are the
-cross-talk (of size 1/√d for isotropic data; chapter 2's Gram lemma).  On
-orthogonal data (E = 0) GD from β(0) = b0·1 fits the positive labels, and a
-negative label y_i freezes at 0 at the time T_i when the self-term
-alone brings it there, e^{-cT_i} = ρ_i := ∣y_i∣/(b0 + ∣y_i∣) (gradient flow).
+Write :math:`K = d(I + E)` with :math:`E = K/d - I`, whose off-diagonal entries
+:math:`\varepsilon_{ij}` are the cross-talk (of size :math:`1/\sqrt d` for isotropic data;
+chapter 2's Gram lemma).  On orthogonal data (:math:`E = 0`) GD from :math:`\beta(0) = b_0\mathbf 1`
+fits the positive labels, and a negative label :math:`y_i` freezes at 0 at the time :math:`T_i`
+when the self-term alone brings it there,
+:math:`e^{-cT_i} = \rho_i := |y_i|/(b_0 + |y_i|)` (gradient flow).
 To first order in E (our derivation, chapter 3):
 
-* **GD.**  After T_i, example i moves only through the cross-talk of the
+* **GD.**  After :math:`T_i`, example i moves only through the cross-talk of the
   examples still active.  A positive j still has the residual
-  (b0 - y_j)ρ_i left to shed, a negative j that freezes later
-  (∣y_j∣ < ∣y_i∣) still has b0(∣y_i∣ - ∣y_j∣)/(b0 + ∣y_i∣).  Their
-  cross-talk moves β_i from 0 to their sum, and a move above 0 re-activates
-  i, which the self-term clips back to 0::
+  :math:`(b_0 - y_j)\rho_i` left to shed, a negative j that freezes later
+  (:math:`|y_j| < |y_i|`) still has :math:`b_0(|y_i| - |y_j|)/(b_0 + |y_i|)`.  Their
+  cross-talk moves :math:`\beta_i` from 0 to their sum, and a move above 0 re-activates
+  i, which the self-term clips back to 0:
 
-      β_i^GD ≈ min(0, ρ_i Σ_{j∈I₊} ε_ij (y_j - b0) - Σ_{j∈I₋, ∣y_j∣<∣y_i∣} ε_ij b0 (∣y_i∣ - ∣y_j∣)/(b0 + ∣y_i∣)).
+  .. math::
 
-* **w*.**  The positive-subset fit predicts β_i^PLS ≈ Σ_{j∈I₊} ε_ij y_j on a
+      \begin{aligned}
+      \beta_i^{GD} \approx \min\Big(0,\ &\rho_i \sum_{j\in I_+} \varepsilon_{ij}(y_j - b_0)\\
+      &- \sum_{j\in I_-,\,|y_j|<|y_i|} \varepsilon_{ij}\, b_0\,\frac{|y_i| - |y_j|}{b_0 + |y_i|}\Big).
+      \end{aligned}
+
+* **w*.**  The positive-subset fit predicts
+  :math:`\beta_i^{PLS} \approx \sum_{j\in I_+} \varepsilon_{ij} y_j` on a
   negative example; w* keeps it where it is negative (slack) and pins it at 0
-  where it is positive (tight): β*_i ≈ min(0, β_i^PLS).
+  where it is positive (tight): :math:`\beta^*_i \approx \min(0, \beta_i^{PLS})`.
 
-Both arguments of the min differ by (b0/(b0 + ∣y_i∣))·G_i with
-G_i = Σ_{j∈I₊} ε_ij (y_j + ∣y_i∣) + Σ_{j∈I₋, ∣y_j∣<∣y_i∣} ε_ij (∣y_i∣ - ∣y_j∣),
+Both arguments of the min differ by :math:`\frac{b_0}{b_0 + |y_i|}\,G_i` with
+
+.. math::
+
+    \begin{aligned}
+    G_i = &\sum_{j\in I_+} \varepsilon_{ij}(y_j + |y_i|)\\
+    &+ \sum_{j\in I_-,\,|y_j|<|y_i|} \varepsilon_{ij}(|y_i| - |y_j|),
+    \end{aligned}
+
 a sum of O(n) cross-terms: the mismatch, and with it the gap, vanishes as
-b0 → 0 and is of order √(n/d) for b0 = Θ(1).
+:math:`b_0 \to 0` and is of order :math:`\sqrt{n/d}` for :math:`b_0 = \Theta(1)`.
 """
 from __future__ import annotations
 
@@ -42,7 +56,7 @@ class FirstOrderLimit:
     """Pre-activations (n,) at first order in the cross-talk; only the negative labels differ from y."""
 
     gd: np.ndarray
-    """β of the one-neuron GD limit from β(0) = b0·1 (gradient flow)."""
+    r"""β of the one-neuron GD limit from :math:`\beta(0) = b_0\mathbf 1` (gradient flow)."""
     star: np.ndarray
     """β* of the min-norm solution w*."""
 

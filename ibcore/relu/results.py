@@ -28,7 +28,7 @@ class InactivePositiveWarning(UserWarning):
 
 @result
 class GDHistory:
-    """States recorded every ``record_every`` steps, and the final one.
+    r"""States recorded every ``record_every`` steps, and the final one.
 
     Arrays have a leading axis over records; the per-record shape is (n,) for
     a single neuron given as a 1-D ``w0``, else (m, n).  With
@@ -39,13 +39,13 @@ class GDHistory:
     step : numpy.ndarray of int, shape (k,)
         GD step t of each record (0 is the initialisation).
     beta : numpy.ndarray
-        Pre-activations β_t = X w_t.
+        Pre-activations :math:`\beta_t = Xw_t`.
     alpha : numpy.ndarray
-        Data-span coefficients α_t, with w_t = w_0 + Xᵀ α_t and α_0 = 0.
+        Data-span coefficients :math:`\alpha_t`, with :math:`w_t = w_0 + X^\top\alpha_t` (zero at the start).
     active : numpy.ndarray of bool
-        Activation patterns 1{β_t > 0} (all True for the identity activation).
+        Activation patterns :math:`\mathbb 1\{\beta_t > 0\}` (all True for the identity activation).
     loss : numpy.ndarray, shape (k,)
-        L(w_t).
+        :math:`L(w_t)`.
     """
 
     step: np.ndarray
@@ -57,7 +57,7 @@ class GDHistory:
 
 @result
 class GDResult:
-    """Outcome of a GD run.
+    r"""Outcome of a GD run.
 
     Shapes: a single neuron given as a 1-D ``w0`` (or ``alpha0``) gives (d,)
     weights and (n,) per-example arrays; otherwise (m, d) and (m, n).
@@ -65,17 +65,17 @@ class GDResult:
     Attributes
     ----------
     w : numpy.ndarray or None
-        Final weights w_T = w_0 + Xᵀ α_T (``None`` for Gram-only runs).
+        Final weights :math:`w_T = w_0 + X^\top\alpha_T` (``None`` for Gram-only runs).
     beta : numpy.ndarray
-        Final pre-activations β_T = X w_T.
+        Final pre-activations :math:`\beta_T = Xw_T`.
     alpha : numpy.ndarray
-        Final data-span coefficients α_T (the change since w_0).
+        Final data-span coefficients :math:`\alpha_T` (the change since :math:`w_0`).
     alpha0 : numpy.ndarray or None
-        Coefficients of w_0 = Xᵀ α0 (Gram-only runs), else ``None``.
+        Coefficients of :math:`w_0 = X^\top\alpha_0` (Gram-only runs), else ``None``.
     signs : numpy.ndarray, shape (m,)
-        Output signs s_j.
+        Output signs :math:`s_j`.
     predictions : numpy.ndarray, shape (n,)
-        f(x_i) = Σ_j s_j σ(β_{j,i}) at the end.
+        :math:`f(x_i) = \sum_j s_j\,\sigma(\beta_{j,i})` at the end.
     success : bool
         Whether the stopping criterion was met (never, when ``tol == 0``).
     message : str
@@ -83,10 +83,10 @@ class GDResult:
     n_steps : int
         Number of GD steps taken.
     loss : float
-        Final loss L(w_T).
+        Final loss :math:`L(w_T)`.
     last_change : numpy.ndarray of int
-        For each (neuron,) example: the last step t at which 1{β_t > 0}
-        differed from 1{β_{t-1} > 0}; 0 if it never changed.
+        For each (neuron,) example: the last step t at which :math:`\mathbb 1\{\beta_t > 0\}`
+        differed from :math:`\mathbb 1\{\beta_{t-1} > 0\}`; 0 if it never changed.
     reactivations : numpy.ndarray of int
         For each (neuron,) example: how many times it switched from inactive
         back to active (i.e. became active after having been active before).
@@ -116,5 +116,6 @@ class GDResult:
 
     @property
     def coef(self) -> np.ndarray | None:
-        """Total data-span coefficients a = α0 + α_T with w_T = Xᵀ a (Gram-only runs), else ``None``."""
+        r"""Total data-span coefficients :math:`a = \alpha_0 + \alpha_T` with :math:`w_T = X^\top a`
+        (Gram-only runs), else ``None``."""
         return None if self.alpha0 is None else self.alpha0 + self.alpha

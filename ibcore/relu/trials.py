@@ -9,10 +9,11 @@ an order a chapter can repeat by hand: labels first
 min-norm solution.
 
 Setup (our reconstruction of the paper's experiment, chapters 1-3):
-x_i = Σ^{1/2} z_i with spectrum λ, labels y_i ~ U[-1, 1], one neuron,
-w0 = b0·Xᵀ1/‖λ‖₁ (pre-activations ≈ b0), lr = c n / mean‖x_i‖², GD to
-convergence, then the relative gap ‖w_GD - w*‖/‖w*‖.  Every quantity is a
-function of K = X Xᵀ, so for large d the trials draw K directly
+:math:`x_i = \Sigma^{1/2}z_i` with spectrum λ, labels :math:`y_i \sim U[-1, 1]`, one neuron,
+:math:`w_0 = b_0X^\top\mathbb 1/\lVert\lambda\rVert_1` (pre-activations :math:`\approx b_0`),
+lr :math:`= cn/\mathrm{mean}\lVert x_i\rVert^2`, GD to convergence, then the relative gap
+:math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert`.  Every quantity is a
+function of :math:`K = XX^\top`, so for large d the trials draw K directly
 (:func:`~ibcore.relu.sample_gram`), at a cost independent of d for
 isotropic and spiked spectra.  The trials silence
 :class:`~ibcore.relu.InactivePositiveWarning` and count the examples
@@ -46,10 +47,11 @@ _AUTO_GRAM_ENTRIES = 2_000_000
 
 
 def _default_max_steps(c, tol) -> int:
-    """A step budget that a converging run never reaches: max(10⁵, ⌈10 log(1/tol)/c⌉).
+    r"""A step budget that a converging run never reaches:
+    :math:`\max(10^5, \lceil 10\log(1/\text{tol})/c\rceil)`.
 
-    The iterates contract by about (1 - c) per step, so reaching ``tol``
-    takes about log(1/tol)/c steps; ten times that leaves room for the slow
+    The iterates contract by about :math:`(1 - c)` per step, so reaching ``tol``
+    takes about :math:`\log(1/\text{tol})/c` steps; ten times that leaves room for the slow
     modes of K.
     """
     c = positive_float("c", c)
@@ -203,9 +205,9 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`, those of
         ``_slack_statistics`` (``strictly_inactive``,
         ``pls_violations``, ``pls_predicts_slack``), ``negatives_exactly_zero``
-        (every y_i < 0 ends with σ(x_i·w_T) == 0.0 exactly),
-        ``positives_always_active`` (no y_i > 0 was ever inactive),
-        ``loss_excess`` (L(w_T) - L_min), ``orthogonal_stabilisation_step``
+        (every :math:`y_i < 0` ends with :math:`\sigma(x_i\cdot w_T)` == 0.0 exactly),
+        ``positives_always_active`` (no :math:`y_i > 0` was ever inactive),
+        ``loss_excess`` (:math:`L(w_T) - L_{\min}`), ``orthogonal_stabilisation_step``
         (:func:`~ibcore.relu.orthogonal_stabilisation_step` for
         these labels), ``success`` (converged, every positive label fitted),
         and those of ``_fit_statistics`` and
@@ -289,11 +291,11 @@ def structure_trial(*, n, d, rng=None) -> dict:
 
 
 def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=None, rng=None) -> dict:
-    r"""Test error of the GD neuron and of w* when the labels come from a teacher.
+    r"""Test error of the GD neuron and of :math:`w^\star` when the labels come from a teacher.
 
     Data model (ours, for this experiment only): isotropic Gaussian x, a
     teacher direction θ uniform on the sphere with :math:`\lVert\theta\rVert^2 = 1/3` (so that
-    :math:`y = \theta\cdot x` has the variance of U[-1, 1]), labels
+    :math:`y = \theta\cdot x` has the variance of :math:`U[-1, 1]`), labels
     :math:`y_i = \theta\cdot x_i + \sqrt\Delta\,\xi_i`. One neuron runs GD from
     :math:`w_0 = b_0X^\top\mathbb 1/d`; :math:`w^\star` is the min-norm global minimiser.
     Each is scored against the best ReLU response to the teacher,
@@ -305,7 +307,7 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     Parameters
     ----------
     n, d : int
-        Number of examples and dimension (d ≥ n).
+        Number of examples and dimension (:math:`d \ge n`).
     b0, c, tol, max_steps
         As in :func:`~ibcore.relu.gap_trial` (isotropic data).
     noise : float
