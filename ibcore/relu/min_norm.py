@@ -65,10 +65,11 @@ class MinNormSolution:
         Multipliers / data-span coefficients: :math:`w = X^\top\nu`, :math:`\nu_i \le 0` on
         :math:`y_i \le 0`.
     kkt_residual : float
-        Largest violation of the KKT conditions, made dimensionless:
-        :math:`\max(\lvert\beta_i - y_i\rvert \text{ on } I_+,\ (\beta_i)_+ \text{ on } I_-)
-        /\lVert y\rVert_\infty`, :math:`(\nu_i)_+ \text{ on } I_- / \lVert\nu\rVert_\infty` and
-        :math:`\lvert\nu_i\beta_i\rvert \text{ on } I_- /(\lVert\nu\rVert_\infty\lVert y\rVert_\infty)`.
+        Largest violation of the KKT conditions, made dimensionless: the largest of
+        :math:`\lvert\beta_i - y_i\rvert` on :math:`I_+` and :math:`(\beta_i)_+` on :math:`I_-`,
+        over :math:`\lVert y\rVert_\infty`; of :math:`(\nu_i)_+` on :math:`I_-`, over
+        :math:`\lVert\nu\rVert_\infty`; and of :math:`\lvert\nu_i\beta_i\rvert` on :math:`I_-`,
+        over :math:`\lVert\nu\rVert_\infty\lVert y\rVert_\infty`.
         For ``positive_subset_least_squares`` only the equalities on :math:`I_+` are part of the problem
         and counted.
     tight : numpy.ndarray of bool, shape (n,)
@@ -346,7 +347,8 @@ class LinearLimit:
     :math:`w = X^\top` ``coef``."""
 
     limit: np.ndarray
-    r""":math:`w_j(\infty) = (I - P_{S_j})\,w_j(0) + X_S^\top K_{SS}^{-1} s_j y_S`."""
+    r"""The limit :math:`w_j(\infty)`: the part of :math:`w_j(0)` that never moves plus
+    :math:`X_S^\top K_{SS}^{-1} s_j y_S` (:func:`~ibcore.relu.disjoint_linear_limit_gram`)."""
     frozen: np.ndarray
     r""":math:`(I - P_{S_j})\,w_j(0)`, the part of the initialisation that never moves."""
 
