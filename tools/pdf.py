@@ -197,15 +197,13 @@ def _reusable(site: Path, out_dir: Path) -> dict[str, tuple[str, bytes]]:
         record = json.loads((folder / "index.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    instructor = Path(record["site"])
-    if not (instructor / "index.html").exists() or not (
-            record["assets"] == _assets_digest(site) == _assets_digest(instructor)):
+    if record["assets"] != _assets_digest(site):
         return {}
-    try:  # (a `make -j` printing the instructor edition meanwhile rewrites the folder)
+    instructor = Path(record["site"])
+    try:  # (a page or site gone, or a `make -j` printing the instructor edition meanwhile)
         return {file: (page["heading"], (folder / page["pdf"]).read_bytes())
                 for file, page in record["pages"].items()
-                if (instructor / f"{file}.html").exists() and (site / f"{file}.html").exists()
-                and _digest(instructor, [f"{file}.html"]) == page["html"]
+                if _digest(instructor, [f"{file}.html"]) == page["html"]
                 and same_as_instructor(instructor, site, f"{file}.html")}
     except OSError:
         return {}
