@@ -241,7 +241,7 @@ bench: $(STAMP)
 # fixed few in unit). Scores per module: python -m tests.mutation_scores (tests/README.md).
 MUTATE_MODULES ?= relu.metrics relu.gd relu._iteration relu.reference relu.min_norm relu.orthogonal \
                   relu.perturbation relu.stability relu.gram linear quadratic.odes quadratic.moments \
-                  quadratic.reduced quadratic.sgd quadratic.order_parameters quadratic.hessian \
+                  quadratic.reduced quadratic.sgd quadratic.overlap_chain quadratic.order_parameters quadratic.hessian \
                   quadratic.phases quadratic.convergence quadratic.symmetry quadratic.clock
 mutate: $(STAMP)
 	@for m in $(MUTATE_MODULES); do nice -n 19 $(BIN)/mutmut run --max-children $(JOBS) "ibcore.$$m.*" || exit 1; done

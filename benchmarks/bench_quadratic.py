@@ -8,10 +8,10 @@ Run with ``pytest benchmarks/bench_quadratic.py`` (``make bench``). Groups:
   Both functions run the same number of steps, so the ratio of medians is the
   cost per step relative to the bound (target, issue 25: 1.2).
 * ``quad-sgd-runs-N64``, ``quad-sgd-runs-N512``: 16 runs of Part II ch. 4's scans
-  ((p, p*) = (3, 2), γ/p = 0.04, random start, to t' = 2.5) stepped together
-  (``_sgd_one_pass_runs``, as the sweep runs ``sgd_frame_drift_trial``'s batch;
-  ``role = "candidate"``) against the same 16 runs one after the other through
-  ``sgd_one_pass`` (``role = "baseline"``).
+  ((p, p*) = (3, 2), γ/p = 0.04, random start, to t' = 2.5) on their overlaps, stepped
+  together (``_sgd_overlaps_runs``, as the sweep runs ``sgd_frame_drift_trial``'s batch;
+  ``role = "candidate"``), against the same 16 starts run one after the other by the
+  weights' simulator ``sgd_one_pass`` (``role = "baseline"``): the same law, other numbers.
 * ``quad-ode-full``, ``quad-ode-reduced``: the ODEs with the γ² term for
   (p, p*) = (32, 4) from a random start with N = 10⁴, through norm learning, the
   plateau, the escape (t' ≈ 4) and convergence (to t' = 50, risk ≈ 4·10⁻⁵): the
@@ -85,7 +85,9 @@ def _one_by_one(W0s, W_stars, seeds, N):
 
 
 def _together(W0s, W_stars, seeds, N):
-    return q.sgd._sgd_one_pass_runs(W0s, W_stars, rngs=seeds, record_every=N // 10, **RUNS_SETTING)
+    starts = [q.overlaps(W0, Ws) for W0, Ws in zip(W0s, W_stars)]
+    return q.overlap_chain._sgd_overlaps_runs(*zip(*starts), N=N, rngs=seeds, record_every=N // 10,
+                                              **RUNS_SETTING)
 
 
 @pytest.mark.parametrize("N", [64, 512])

@@ -63,6 +63,7 @@ Modules
 * :mod:`.odes`: full matrix ODEs (``integrate_odes``)
 * :mod:`.reduced`: exact 2p*+1 reduction for isotropic starts
 * :mod:`.sgd`: blocked one-pass SGD simulator and its step-by-step reference
+* :mod:`.overlap_chain`: one-pass SGD run on the overlaps alone, exact in law
 * :mod:`.phases`: norm learning, plateau and escape
 * :mod:`.convergence`: late-time laws and fits
 * :mod:`.symmetry`: conserved frame, closest zero-loss solution
@@ -73,8 +74,8 @@ Modules
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Names with a
 # leading underscore are ibcore's own.
-from . import (clock, comparison, convergence, hessian, initialisation, moments, odes, order_parameters, phases,
-               reduced, sgd, symmetry, trajectory, trials)
+from . import (clock, comparison, convergence, hessian, initialisation, moments, odes, order_parameters,
+               overlap_chain, phases, reduced, sgd, symmetry, trajectory, trials)
 from .clock import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .convergence import *  # noqa: F401,F403
@@ -83,6 +84,7 @@ from .initialisation import *  # noqa: F401,F403
 from .moments import *  # noqa: F401,F403
 from .odes import *  # noqa: F401,F403
 from .order_parameters import *  # noqa: F401,F403
+from .overlap_chain import *  # noqa: F401,F403
 from .phases import *  # noqa: F401,F403
 from .reduced import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
@@ -97,6 +99,7 @@ __all__ = [
     *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
     *sgd.__all__,             # sgd_one_pass
+    *overlap_chain.__all__,   # sgd_overlaps
     *phases.__all__,          # plateau, norm learning, escape
     *convergence.__all__,     # late-time laws and fits
     *symmetry.__all__,        # conserved frame, closest zero-loss solution

@@ -1,7 +1,7 @@
 """One SGD run next to the ODEs started from its own finite-N overlaps.
 
 :func:`~ibcore.quadratic.sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
-and integrates, from the run's exact :math:`(Q(0), R(0), T)` and at its record
+on their overlaps (:func:`~ibcore.quadratic.sgd_overlaps`, exact in law) and integrates, from the run's exact :math:`(Q(0), R(0), T)` and at its record
 times, the ODEs with the :math:`\\gamma^2` term and without it (gradient flow).
 It is the computation behind :func:`~ibcore.quadratic.sgd_ode_gap_trial`
 and the SGD-against-ODE figures of chapters 1 and 2.
@@ -16,8 +16,9 @@ from ..validation import positive_float, positive_int
 from .clock import sgd_steps
 from .initialisation import random_init
 from .odes import integrate_odes
-from .order_parameters import _validated_sizes
-from .sgd import SGDTrajectory, sgd_one_pass
+from .order_parameters import _validated_sizes, overlaps
+from .overlap_chain import _sgd_overlaps_runs
+from .sgd import SGDTrajectory
 from .trajectory import Trajectory
 
 __all__ = ["sgd_ode_comparison"]
@@ -75,7 +76,8 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     Draws an orthonormal teacher and a student
     :math:`W_0 = c\\,Q_rW^* + \\sqrt{q_0}G`
     (:func:`~ibcore.quadratic.random_init`, :math:`c` =
-    ``informative``), runs SGD up to :math:`t'` = ``t_max``, recording about
+    ``informative``), runs SGD on their overlaps
+    (:func:`~ibcore.quadratic.sgd_overlaps`: one-pass SGD in law) up to :math:`t'` = ``t_max``, recording about
     ``n_records`` times, and integrates the ODEs, with and without the γ² term,
     from the run's exact :math:`(Q(0), R(0), T)` at the record times.
 
@@ -105,14 +107,22 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     -------
     :class:`~ibcore.quadratic.comparison.SGDODEComparison`
     """
+    (comparison,) = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
+                                         q0=q0, n_records=n_records, rngs=[rng])
+    return comparison
+
+
+def _sgd_ode_comparisons(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_records=200, rngs):
+    """:func:`sgd_ode_comparison` for each generator of ``rngs``, the SGD runs stepped together
+    (:func:`~ibcore.quadratic.overlap_chain._sgd_overlaps_runs`): the same results as one call each."""
     p, p_star, N = _validated_sizes(p, p_star, N)
     n_steps = sgd_steps(t_max, p=p, lr=lr, N=N)
     n_records = positive_int("n_records", n_records)
     positive_float("q0", q0)
-    rng = np.random.default_rng(rng)
-    W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)
-    run = sgd_one_pass(W0, W_star, lr=lr, n_steps=n_steps, rng=rng,
-                       record_every=max(1, n_steps // n_records))
-    start = (run.Q[0], run.R[0], run.T)
-    return SGDODEComparison(sgd=run, ode=integrate_odes(*start, lr=lr, t_eval=run.t),
-                            gradient_flow=integrate_odes(*start, t_eval=run.t))
+    rngs = [np.random.default_rng(rng) for rng in rngs]
+    starts = [overlaps(*random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)) for rng in rngs]
+    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, n_steps=n_steps, rngs=rngs,
+                              record_every=max(1, n_steps // n_records))
+    return [SGDODEComparison(sgd=run, ode=integrate_odes(*start, lr=lr, t_eval=run.t),
+                             gradient_flow=integrate_odes(*start, t_eval=run.t))
+            for run, start in zip(runs, starts)]

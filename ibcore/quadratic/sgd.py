@@ -56,8 +56,9 @@ class SGDTrajectory(Trajectory):
     ----------
     step : ndarray of int, shape (n_t,)
         The recorded step indices μ (``t`` holds the same records in :math:`t'`).
-    W : ndarray, shape (p, N)
-        Final weights.
+    W : ndarray, shape (p, N), or None
+        Final weights; ``None`` for a run of the overlaps alone
+        (:func:`~ibcore.quadratic.sgd_overlaps`), which has none.
     N : int
         Input dimension.
     success : bool
@@ -66,7 +67,7 @@ class SGDTrajectory(Trajectory):
     """
 
     step: np.ndarray
-    W: np.ndarray
+    W: np.ndarray | None
     N: int
 
     @property
@@ -82,8 +83,16 @@ def _default_block(N):
 
 def _check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup):
     W0, W_star = _validated_weights(W0, W_star, name="W0")
-    lr = positive_float("lr", lr)
     p, N = W0.shape
+    lr, noise, rec, blowup = _check_run_args(p, N, lr, t_max, n_steps, noise, record_every, record_steps,
+                                             blowup)
+    return W0, W_star, lr, noise, rec, blowup
+
+
+def _check_run_args(p, N, lr, t_max, n_steps, noise, record_every, record_steps, blowup):
+    """The checks of an SGD run's settings, shared with :mod:`.overlap_chain`; returns
+    ``lr, noise, rec, blowup`` with ``rec`` the steps to record at."""
+    lr = positive_float("lr", lr)
     if (t_max is None) == (n_steps is None):
         raise ValueError(f"t_max must be given (the horizon in t′), or else n_steps, not both; "
                          f"got t_max={t_max!r}, n_steps={n_steps!r}")
@@ -103,7 +112,7 @@ def _check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_
     else:
         every = positive_int("record_every", record_every)
         rec = np.unique(np.concatenate([np.arange(0, n_steps, every), [n_steps]])).astype(np.int64)
-    return W0, W_star, lr, noise, rec, blowup
+    return lr, noise, rec, blowup
 
 
 def _noise_stream(rng, noise):
@@ -152,37 +161,9 @@ def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
     return err
 
 
-def _sgd_block_runs(WW, X, coef, p, p_star, sqrtN):
-    """:func:`_sgd_block` for R runs at once, without label noise: ``WW`` is (R, p + p_star, N),
-    ``X`` (R, b, N); returns the errors (R, b). The same recursion, each operation on the R
-    runs' arrays, so that the Python work of a step is shared by the runs."""
-    R, b, _ = X.shape
-    LV = np.matmul(X, WW.transpose(0, 2, 1))  # (R, b, p + p_star)
-    LV *= 1.0 / sqrtN
-    L = np.ascontiguousarray(LV[:, :, :p])  # L[:, t] becomes lambda_t of every run
-    V = LV[:, :, p:]
-    y = np.einsum("rtk,rtk->rt", V, V) / p_star
-    err = np.empty((R, b))
-    a = np.zeros((R, b))
-    inv_p = 1.0 / p
-    if b > 1:
-        G = np.matmul(X, X.transpose(0, 2, 1))
-        G *= 1.0 / (sqrtN * sqrtN)
-    for t in range(b):
-        lam = L[:, t]
-        if t:
-            lam -= np.matmul((a * G[:, t])[:, None, :], L)[:, 0]
-        e = np.einsum("rk,rk->r", lam, lam) * inv_p - y[:, t]
-        err[:, t] = e
-        a[:, t] = coef * e
-    L *= (a / sqrtN)[:, :, None]
-    WW[:, :p] -= np.matmul(L.transpose(0, 2, 1), X)
-    return err
-
-
 def _record(W, W_star, N):
-    """Q and R of one run's weights, or of a stack of runs' (R, p, N) and (R, p_star, N)."""
-    return W @ np.swapaxes(W, -1, -2) / N, W @ np.swapaxes(W_star, -1, -2) / N
+    """Q and R of one run's weights."""
+    return W @ W.T / N, W @ W_star.T / N
 
 
 def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
@@ -281,70 +262,12 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     return _make_result(done, Qs, Rs, T, W.copy(), lr, noise, success)
 
 
-def _sgd_one_pass_runs(W0s, W_stars, *, lr, t_max, rngs, record_every=None, blowup=1e6):
-    """Independent one-pass SGD runs of one size, learning rate and horizon, stepped together.
-
-    Run ``r`` is :func:`sgd_one_pass` ``(W0s[r], W_stars[r], lr=lr, t_max=t_max,
-    rng=rngs[r], record_every=record_every)``: the same random numbers (the same blocks) and
-    the same trajectory to rounding, without label noise or ``stop_below``. The runs share
-    the Python work of each step, which is most of a step's cost at small N (Part II's
-    scans at N = 64-512: ``benchmarks/README.md``). Used through a trial's ``batch``
-    (:func:`ibcore.sweep.sweep`).
-
-    Returns
-    -------
-    list of :class:`~ibcore.quadratic.sgd.SGDTrajectory`
-        One per run, in the order of ``rngs``.
-
-    Raises
-    ------
-    ValueError
-        If the runs' shapes differ or an argument is invalid (as :func:`sgd_one_pass`).
-    DivergenceError
-        For the first run (in order) whose error blew up, at its first such step.
-    """
-    if len(W0s) != len(W_stars) or len(W0s) != len(rngs) or not len(W0s):
-        raise ValueError(f"W0s, W_stars and rngs must have the same non-zero length, got "
-                         f"{len(W0s)}, {len(W_stars)} and {len(rngs)}")
-    checked = [_check_sgd_args(W0, Ws, lr, t_max, None, 0.0, record_every, None, blowup)
-               for W0, Ws in zip(W0s, W_stars)]
-    if len({(c[0].shape, c[1].shape) for c in checked}) > 1:
-        raise ValueError(f"every run needs the same shapes, got W0 and W_star shapes "
-                         f"{sorted({(c[0].shape, c[1].shape) for c in checked})}")
-    _, _, lr, _, rec, blowup = checked[0]
-    rngs = [np.random.default_rng(r) for r in rngs]
-    p, N = checked[0][0].shape
-    p_star = checked[0][1].shape[0]
-    block, sqrtN, coef = _default_block(N), np.sqrt(N), 2.0 * lr / p
-    WW = np.stack([np.vstack([W0, Ws]) for W0, Ws, *_ in checked])
-    Qs, Rs, done = [], [], []
-    pos = 0
-    with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():
-        for target in rec:
-            while pos < target:
-                b = min(block, int(target) - pos)
-                X = np.empty((len(rngs), b, N))
-                for x, rng in zip(X, rngs):
-                    rng.standard_normal(out=x)  # run r's inputs, as sgd_one_pass draws them
-                err = _sgd_block_runs(WW, X, coef, p, p_star, sqrtN)
-                bad = ~(np.abs(err) <= blowup)
-                if bad.any():
-                    r, i = np.argwhere(bad)[0]
-                    raise _diverged(err[r, i], pos + 1 + int(i), blowup, p, lr, N)
-                pos += b
-            Q, R = _record(WW[:, :p], WW[:, p:], N)
-            Qs.append(Q)
-            Rs.append(R)
-            done.append(pos)
-    Q, R = np.stack(Qs, axis=1), np.stack(Rs, axis=1)
-    return [_make_result(done, Q[r], R[r], Ws @ Ws.T / N, WW[r, :p].copy(), lr, 0.0, True)
-            for r, (_, Ws, *_) in enumerate(checked)]
-
-
-def _make_result(done, Qs, Rs, T, W, lr, noise, success):
+def _make_result(done, Qs, Rs, T, W, lr, noise, success, *, N=None):
+    """The SGDTrajectory of a run's records (``W=None`` and ``N`` given for the overlap chain)."""
     Q = np.array(Qs)
     R = np.array(Rs)
-    p, N = W.shape
+    p = Q.shape[-1]
+    N = W.shape[1] if N is None else N
     step = np.array(done, dtype=np.int64)
     t = sgd_time(step, p=p, lr=lr, N=N)
     message = (f"reached its goal after {step[-1]} SGD steps (t′ = {t[-1]:.6g})" if success

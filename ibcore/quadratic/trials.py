@@ -27,13 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import positive_float
-from .comparison import sgd_ode_comparison
+from .comparison import _sgd_ode_comparisons
 from .initialisation import initial_overlaps, random_init
 from .odes import integrate_odes
 from .order_parameters import overlaps, _validated_sizes
 from .phases import _escape_level, plateau_risk
 from .reduced import reduced_escape_time
-from .sgd import _sgd_one_pass_runs, sgd_one_pass
+from .overlap_chain import _sgd_overlaps_runs
 from .symmetry import conserved_frame
 
 __all__ = [
@@ -122,15 +122,27 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     dict
         ``t_esc_sgd``, ``t_esc_ode`` (in :math:`t'`; ``nan`` if not reached).
     """
+    (record,) = _sgd_escape_time_runs(p=p, p_star=p_star, N=N, lr=lr, q0=q0, fraction=fraction, t_max=t_max,
+                                      rngs=[rng])
+    return record
+
+
+def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None, rngs):
+    """:func:`sgd_escape_time_trial` for each generator of ``rngs``, the SGD runs stepped
+    together until the last has escaped: its ``batch``, for the sweep."""
     level = _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=True)
     t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
-    rng = np.random.default_rng(rng)
-    W0, W_star = random_init(p, p_star, N, q0=q0, rng=rng)
-    run = sgd_one_pass(W0, W_star, lr=lr, t_max=t_max, rng=rng, record_every=max(1, N // 10),
-                       stop_below=level)
-    ode = integrate_odes(*overlaps(W0, W_star), lr=lr, t_max=t_max, grid="linear",
-                         n_points=int(20 * t_max) + 1)
-    return {"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
+    rngs = [np.random.default_rng(rng) for rng in rngs]
+    starts = [overlaps(*random_init(p, p_star, N, q0=q0, rng=rng)) for rng in rngs]
+    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=t_max, rngs=rngs, record_every=max(1, N // 10),
+                              stop_below=level)
+    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1)
+            for start in starts]
+    return [{"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
+            for run, ode in zip(runs, odes)]
+
+
+sgd_escape_time_trial.batch = _sgd_escape_time_runs
 
 
 def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200,
@@ -155,12 +167,23 @@ def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
         records), ``gap_gradient_flow`` and ``rms_gap_gradient_flow`` (the same
         against gradient flow), ``risk_start`` and ``risk_end`` of the SGD run.
     """
-    c = sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
-                           q0=q0, n_records=n_records, rng=rng)
-    return {"gap": c.gap("ode"), "rms_gap": c.gap("ode", norm="rms"),
-            "gap_gradient_flow": c.gap("gradient_flow"),
-            "rms_gap_gradient_flow": c.gap("gradient_flow", norm="rms"),
-            "risk_start": float(c.sgd.risk[0]), "risk_end": float(c.sgd.risk[-1])}
+    (record,) = _sgd_ode_gap_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative, q0=q0,
+                                  n_records=n_records, rngs=[rng])
+    return record
+
+
+def _sgd_ode_gap_runs(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200, rngs):
+    """:func:`sgd_ode_gap_trial` for each generator of ``rngs``, the SGD runs stepped together:
+    its ``batch``, for the sweep."""
+    comparisons = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
+                                       q0=q0, n_records=n_records, rngs=rngs)
+    return [{"gap": c.gap("ode"), "rms_gap": c.gap("ode", norm="rms"),
+             "gap_gradient_flow": c.gap("gradient_flow"),
+             "rms_gap_gradient_flow": c.gap("gradient_flow", norm="rms"),
+             "risk_start": float(c.sgd.risk[0]), "risk_end": float(c.sgd.risk[-1])} for c in comparisons]
+
+
+sgd_ode_gap_trial.batch = _sgd_ode_gap_runs
 
 
 def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rng=None):
@@ -208,15 +231,14 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
 
 def _frame_drift_runs(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rngs):
     """:func:`sgd_frame_drift_trial` for each generator of ``rngs``, the runs stepped together
-    (:func:`~ibcore.quadratic.sgd._sgd_one_pass_runs`): its ``batch``, for the sweep."""
+    (:func:`~ibcore.quadratic.overlap_chain._sgd_overlaps_runs`): its ``batch``, for the sweep."""
     p, p_star, N = _validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
     positive_float("lr", lr)
     positive_float("t_max", t_max)
     positive_float("q0", q0)
     rngs = [np.random.default_rng(rng) for rng in rngs]
-    starts = [random_init(p, p_star, N, q0=q0, informative=informative, rng=rng) for rng in rngs]
-    runs = _sgd_one_pass_runs([W0 for W0, _ in starts], [W_star for _, W_star in starts], lr=lr,
-                              t_max=t_max, rngs=rngs, record_every=max(1, N // 10))
+    starts = [overlaps(*random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)) for rng in rngs]
+    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=t_max, rngs=rngs, record_every=max(1, N // 10))
     return [_frame_drift_record(run, N, q0) for run in runs]
 
 

@@ -1,0 +1,191 @@
+"""One-pass SGD on the overlaps alone (ibcore.quadratic.overlap_chain) against the weights' SGD.
+
+Three independent checks of the derivation in the module's docstring:
+
+* the steps are the weights' steps: fed the z = L^-1 (lambda, nu) and |x|^2 of real inputs x, the
+  chain records W W^T / N and W W*^T / N of the plain SGD steps on those x (to rounding);
+* the draws have the law of the real ones: E[u u^T] = Sigma and E[|x|^2 u u^T] = (N + 2) Sigma
+  (Isserlis, with u = M x and |x|^2 = x^T x), which the real draws also meet;
+* whole runs: the mean risk of the chain and of sgd_one_pass at the same records agree within
+  their standard errors over many runs, and a chain with a wrong update does not.
+"""
+import numpy as np
+import pytest
+
+import ibcore.quadratic as q
+from ibcore import DivergenceError
+from ibcore.quadratic import overlap_chain as oc
+
+
+def _sigma(W, W_star):
+    M = np.vstack([W, W_star]) / np.sqrt(W.shape[1])
+    return M @ M.T
+
+
+def _chain_step(S, u, x2, p, p_star, lr, N):
+    """The chain's update of Sigma, written out as in the module docstring, for one run."""
+    weights = np.r_[np.full(p, 1.0 / p), np.full(p_star, -1.0 / p_star)]
+    student = np.r_[np.ones(p), np.zeros(p_star)]
+    a = 2.0 * lr / p * float(u * u @ weights)
+    c = (a * a * x2 / N - 2.0 * a) / N
+    lam = u * student
+    v = u * (0.5 * c * student - a / N * (1.0 - student))
+    return S + np.outer(lam, v) + np.outer(v, lam)
+
+
+@pytest.mark.parametrize("p, p_star, N", [(4, 2, 50), (3, 3, 400)])
+def test_steps_fed_real_inputs_are_the_weights_steps(p, p_star, N, monkeypatch):
+    """The library's chain, its draws replaced by the z = L^-1 u and |x|^2 of real inputs x, records
+    after every step the overlaps of the weights' SGD on those inputs (to rounding)."""
+    W, W_star = q.random_init(p, p_star, N, informative=0.4, rng=0)
+    W0, lr, n_steps = W.copy(), 0.8, 40  # a large lr: the a^2 |x|^2 term matters
+    X = np.random.default_rng(1).standard_normal((n_steps, N))
+    Z, sigmas = [], [_sigma(W, W_star)]
+    for x in X:
+        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
+        Z.append(np.linalg.solve(np.linalg.cholesky(sigmas[-1]), np.r_[lam, nu]))
+        W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star) * np.outer(lam, x) / np.sqrt(N)
+        sigmas.append(_sigma(W, W_star))
+    block = np.zeros((1, oc._BLOCK, p + p_star)), np.full((1, oc._BLOCK), float(N))
+    block[0][0, :n_steps], block[1][0, :n_steps] = Z, np.einsum("ij,ij->i", X, X)
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: (*block, None))
+    run = q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, lr=lr, n_steps=n_steps, rng=0, record_every=1)
+    for k, S in enumerate(sigmas):
+        np.testing.assert_allclose(run.Q[k], S[:p, :p], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(run.R[k], S[:p, p:], rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(sigmas[-1] - sigmas[0])) > 0.01  # the steps moved the overlaps
+
+
+def test_the_update_written_out_is_the_weights_step():
+    """The update of the module docstring, written out here (_chain_step, used below), is the
+    weights' step for a real input, to rounding."""
+    p, p_star, N, lr = 4, 2, 50, 0.8
+    W, W_star = q.random_init(p, p_star, N, informative=0.4, rng=0)
+    x = np.random.default_rng(1).standard_normal(N)
+    lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
+    S = _chain_step(_sigma(W, W_star), np.r_[lam, nu], x @ x, p, p_star, lr, N)
+    W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star) * np.outer(lam, x) / np.sqrt(N)
+    np.testing.assert_allclose(S, _sigma(W, W_star), rtol=1e-12, atol=1e-14)
+
+
+def test_the_draws_have_the_moments_of_a_real_input():
+    """The library's draws (_draw_block) and real inputs x, with u = L z and u = M x: E[u u^T] =
+    Sigma, E[|x|^2 u u^T] = (N + 2) Sigma, E|x|^2 = N, Var |x|^2 = 2N. At N = 30 a chi^2 with N
+    or N - 2r degrees of freedom, or |x|^2 independent of u, misses by 10 standard errors or more."""
+    p, p_star, N = 3, 2, 30
+    W, W_star = q.random_init(p, p_star, N, informative=0.5, rng=2)
+    S = _sigma(W, W_star)
+    Z, x2, _ = oc._draw_block([np.random.default_rng(s) for s in range(800)], [None] * 800, p + p_star, N, 0.0)
+    n = Z.shape[0] * Z.shape[1]
+    U, x2 = Z.reshape(n, -1) @ np.linalg.cholesky(S).T, x2.reshape(n)
+    X = np.random.default_rng(3).standard_normal((n, N))
+    U_real = X @ np.vstack([W, W_star]).T / np.sqrt(N)
+    x2_real = np.einsum("ij,ij->i", X, X)
+    scale = np.sqrt(np.outer(np.diag(S), np.diag(S)))
+    for U_, x2_ in [(U, x2), (U_real, x2_real)]:
+        second = U_.T @ U_ / n
+        fourth = (U_ * x2_[:, None]).T @ U_ / n
+        # standard errors about sqrt(2 / n) and sqrt(2.2 / n) of scale: 6 of them at most
+        assert np.max(np.abs(second - S) / scale) < 6 * np.sqrt(2 / n)
+        assert np.max(np.abs(fourth / (N + 2) - S) / scale) < 6 * np.sqrt(2.2 / n)
+        assert abs(x2_.mean() - N) < 6 * np.sqrt(2 * N / n)
+        assert abs(x2_.var() / (2 * N) - 1) < 6 * np.sqrt(2 * (1 + 6 / N) / n)
+
+
+def test_runs_agree_with_the_weights_sgd_within_their_spread():
+    """48 runs each, (p, p*) = (4, 2), N = 200, gamma/p = 0.1, informative start, to t' = 1.5: the
+    mean risk at 6 records agrees within 4 standard errors of the difference (the largest of the
+    6 was below 0.8 for 8 sets of seeds; the next test shows that a wrong chain fails it)."""
+    p, p_star, N, lr, runs = 4, 2, 200, 0.4, 48
+    n_steps = q.sgd_steps(1.5, p=p, lr=lr, N=N)
+    starts = [q.random_init(p, p_star, N, informative=0.3, rng=s) for s in range(runs)]
+    sgd = np.array([q.sgd_one_pass(W0, Ws, lr=lr, n_steps=n_steps, rng=100 + s, record_every=n_steps // 6).risk
+                    for s, (W0, Ws) in enumerate(starts)])
+    chain = oc._sgd_overlaps_runs(*zip(*(q.overlaps(W0, Ws) for W0, Ws in starts)), N=N, lr=lr, n_steps=n_steps,
+                                  rngs=[200 + s for s in range(runs)], record_every=n_steps // 6)
+    chain = np.array([run.risk for run in chain])
+    np.testing.assert_array_equal(chain[:, 0], sgd[:, 0])  # the same starts
+    se = np.sqrt(sgd[:, 1:].var(0, ddof=1) / runs + chain[:, 1:].var(0, ddof=1) / runs)
+    z = np.abs(sgd[:, 1:].mean(0) - chain[:, 1:].mean(0)) / se
+    assert np.all(z < 4), z
+    assert sgd[:, -1].mean() < 0.5 * sgd[:, 0].mean()  # the runs learned
+
+
+def test_a_wrong_update_is_caught_by_the_run_comparison():
+    """The comparison above can fail: with twice the a^2 |x|^2 term (twice the gamma^2 term of the
+    ODEs) the chain's mean risk leaves the weights' SGD by more than 4 standard errors."""
+    p, p_star, N, lr, runs = 4, 2, 100, 0.4, 24
+    n_steps = q.sgd_steps(1.5, p=p, lr=lr, N=N)
+    starts = [q.random_init(p, p_star, N, informative=0.3, rng=s) for s in range(runs)]
+    sgd = np.array([q.sgd_one_pass(W0, Ws, lr=lr, n_steps=n_steps, rng=100 + s, record_every=n_steps // 4).risk
+                    for s, (W0, Ws) in enumerate(starts)])
+    rng = np.random.default_rng(0)
+    wrong = []
+    for W0, Ws in starts:
+        S, risks = _sigma(W0, Ws), []
+        for step in range(1, n_steps + 1):
+            z = rng.standard_normal(p + p_star)
+            x2 = z @ z + rng.chisquare(N - p - p_star)
+            S = _chain_step(S, np.linalg.cholesky(S) @ z, 2.0 * x2, p, p_star, lr, N)
+            if step % (n_steps // 4) == 0:
+                risks.append(q.population_risk(S[:p, :p], S[:p, p:], S[p:, p:]))
+        wrong.append(risks)
+    wrong = np.array(wrong)
+    se = np.sqrt(sgd[:, 1:].var(0, ddof=1) / runs + wrong.var(0, ddof=1) / runs)
+    assert np.max(np.abs(sgd[:, 1:].mean(0) - wrong.mean(0)) / se) > 4
+
+
+def test_a_run_is_the_same_alone_or_in_a_batch_and_stops_on_its_own():
+    N, lr = 100, 0.3
+    starts = [q.overlaps(*q.random_init(3, 2, N, rng=s)) for s in range(3)]
+    level = 0.5 * q.plateau_risk(3, 2, lr=lr)
+    together = oc._sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=12.0, rngs=[5, 6, 7], record_every=10,
+                                     stop_below=level)
+    for start, seed, run in zip(starts, [5, 6, 7], together):
+        alone = q.sgd_overlaps(*start, N=N, lr=lr, t_max=12.0, rng=seed, record_every=10, stop_below=level)
+        np.testing.assert_array_equal(run.Q, alone.Q)
+        np.testing.assert_array_equal(run.step, alone.step)
+        assert run.success and run.risk[-1] < level <= run.risk[-2] and run.W is None
+    assert len({run.n_steps for run in together}) > 1, "the runs escaped at different steps"
+    assert together[0].N == N and together[0].kind == "sgd"
+
+
+def test_records_clock_and_noise_floor():
+    Q0, R0, T = q.overlaps(*q.random_init(4, 2, 400, informative=0.3, rng=0))
+    run = q.sgd_overlaps(Q0, R0, T, N=400, lr=0.4, t_max=1.0, rng=1, record_steps=np.array([0, 7, 1000, 4000]))
+    np.testing.assert_array_equal(run.step, [0, 7, 1000, 4000])
+    np.testing.assert_allclose(run.t, q.sgd_time(run.step, p=4, lr=0.4, N=400))
+    np.testing.assert_array_equal(run.Q[0], Q0)
+    np.testing.assert_allclose(run.Q, np.swapaxes(run.Q, 1, 2), rtol=0, atol=0)  # Sigma stays exactly symmetric
+    noisy = q.sgd_overlaps(Q0, R0, T, N=400, lr=0.4, t_max=1.0, rng=1, noise=0.5, record_every=1000)
+    assert noisy.risk[0] == pytest.approx(run.risk[0] + 0.25)
+    with pytest.raises(DivergenceError) as info:
+        q.sgd_overlaps(Q0, R0, T, N=400, lr=40.0, n_steps=3000, rng=5)
+    assert info.value.unit == "SGD step" and 1 <= info.value.step <= 3000
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(N=5), "N must be at least p \\+ p_star = 6"),
+    (dict(N=0), "N"),
+    (dict(lr=0.0), "lr"),
+    (dict(t_max=None), "t_max"),
+    (dict(Q0=np.ones((4, 3))), "Q0"),
+    (dict(Q0=np.array([[1.0, 0.5], [0.0, 1.0]]), R0=np.zeros((2, 2))), "Q0"),
+    (dict(R0=np.zeros((3, 2))), "R0"),
+    (dict(stop_below=-1.0), "stop_below"),
+])
+def test_bad_arguments_name_themselves(kwargs, match):
+    args = dict(Q0=np.eye(4), R0=np.zeros((4, 2)), N=100, lr=0.4, t_max=1.0, rng=0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        q.sgd_overlaps(args.pop("Q0"), args.pop("R0"), **args)
+    with pytest.raises(ValueError, match="same non-zero length"):
+        oc._sgd_overlaps_runs([np.eye(4)], [np.zeros((4, 2))], [None], N=100, lr=0.4, t_max=1.0, rngs=[1, 2])
+
+
+def test_trial_batches_are_the_trials_alone():
+    """The sweep's batches of the SGD trials give each trial's own record, bit for bit."""
+    for trial, kw in [(q.sgd_ode_gap_trial, dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5)),
+                      (q.sgd_escape_time_trial, dict(p=3, p_star=2, N=64, lr=0.3)),
+                      (q.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5))]:
+        assert trial.batch(**kw, rngs=[3, 4]) == [trial(**kw, rng=3), trial(**kw, rng=4)], trial.__name__
