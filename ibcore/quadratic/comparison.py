@@ -106,6 +106,14 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     Returns
     -------
     :class:`~ibcore.quadratic.comparison.SGDODEComparison`
+
+    Notes
+    -----
+    ``sgd_ode_comparison.batch(..., rngs=[...])`` takes the same keyword arguments with a list
+    of generators (or seeds) in place of ``rng`` and returns one comparison per generator,
+    their SGD runs stepped together: each is the one a call with that generator returns, bit
+    for bit, and many cost little more than one. A trial built on this function can hand it
+    to :func:`ibcore.sweep.sweep` as the trial's ``batch`` (Part II ch. 2 does).
     """
     (comparison,) = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
                                          q0=q0, n_records=n_records, rngs=[rng])
@@ -126,3 +134,6 @@ def _sgd_ode_comparisons(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_
     return [SGDODEComparison(sgd=run, ode=integrate_odes(*start, lr=lr, t_eval=run.t),
                              gradient_flow=integrate_odes(*start, t_eval=run.t))
             for run, start in zip(runs, starts)]
+
+
+sgd_ode_comparison.batch = _sgd_ode_comparisons

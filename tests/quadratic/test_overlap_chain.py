@@ -189,3 +189,8 @@ def test_trial_batches_are_the_trials_alone():
                       (q.sgd_escape_time_trial, dict(p=3, p_star=2, N=64, lr=0.3)),
                       (q.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5))]:
         assert trial.batch(**kw, rngs=[3, 4]) == [trial(**kw, rng=3), trial(**kw, rng=4)], trial.__name__
+    kw = dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5, informative=0.0)
+    for together, alone in zip(q.sgd_ode_comparison.batch(**kw, rngs=[3, 4]),
+                               [q.sgd_ode_comparison(**kw, rng=3), q.sgd_ode_comparison(**kw, rng=4)]):
+        for part in ("sgd", "ode", "gradient_flow"):
+            np.testing.assert_array_equal(getattr(together, part).risk, getattr(alone, part).risk)
