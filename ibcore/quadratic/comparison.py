@@ -1,8 +1,9 @@
 """One SGD run next to the ODEs started from its own finite-N overlaps.
 
 :func:`~ibcore.quadratic.sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
-on their overlaps (:func:`~ibcore.quadratic.sgd_overlaps`, exact in law) and integrates, from the run's exact :math:`(Q(0), R(0), T)` and at its record
-times, the ODEs with the :math:`\\gamma^2` term and without it (gradient flow).
+on their overlaps (:func:`~ibcore.quadratic.sgd_overlaps`, exact in law) and integrates,
+from the run's exact :math:`(Q(0), R(0), T)` and at its record times, the ODEs with the
+:math:`\\gamma^2` term and without it (gradient flow).
 It is the computation behind :func:`~ibcore.quadratic.sgd_ode_gap_trial`
 and the SGD-against-ODE figures of chapters 1 and 2.
 """
@@ -14,10 +15,9 @@ import numpy as np
 from .._result import result
 from ..validation import positive_float, positive_int
 from .clock import sgd_steps
-from .initialisation import random_init
 from .odes import integrate_odes
-from .order_parameters import _validated_sizes, overlaps
-from .overlap_chain import _sgd_overlaps_runs
+from .order_parameters import _validated_sizes
+from .overlap_chain import _runs_from_random_init
 from .sgd import SGDTrajectory
 from .trajectory import Trajectory
 
@@ -77,7 +77,8 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     :math:`W_0 = c\\,Q_rW^* + \\sqrt{q_0}G`
     (:func:`~ibcore.quadratic.random_init`, :math:`c` =
     ``informative``), runs SGD on their overlaps
-    (:func:`~ibcore.quadratic.sgd_overlaps`: one-pass SGD in law) up to :math:`t'` = ``t_max``, recording about
+    (:func:`~ibcore.quadratic.sgd_overlaps`: one-pass SGD in law) up to
+    :math:`t'` = ``t_max``, recording about
     ``n_records`` times, and integrates the ODEs, with and without the γ² term,
     from the run's exact :math:`(Q(0), R(0), T)` at the record times.
 
@@ -127,10 +128,8 @@ def _sgd_ode_comparisons(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_
     n_steps = sgd_steps(t_max, p=p, lr=lr, N=N)
     n_records = positive_int("n_records", n_records)
     positive_float("q0", q0)
-    rngs = [np.random.default_rng(rng) for rng in rngs]
-    starts = [overlaps(*random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)) for rng in rngs]
-    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, n_steps=n_steps, rngs=rngs,
-                              record_every=max(1, n_steps // n_records))
+    starts, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=informative, rngs=rngs, lr=lr,
+                                          n_steps=n_steps, record_every=max(1, n_steps // n_records))
     return [SGDODEComparison(sgd=run, ode=integrate_odes(*start, lr=lr, t_eval=run.t),
                              gradient_flow=integrate_odes(*start, t_eval=run.t))
             for run, start in zip(runs, starts)]

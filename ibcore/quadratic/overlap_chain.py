@@ -24,10 +24,11 @@ Drawing :math:`z` and the :math:`\\chi^2` therefore gives :math:`(u, |x|^2)` the
 law given :math:`(Q, R)`: the overlaps are a Markov chain on their own, and running it is
 one-pass SGD *in law* (the same distribution of the trajectories of Q, R and the risk) at
 :math:`O(r^3)` per step whatever N, instead of :math:`O(N(2p + p^* + b))`. The derivation is
-ours [D]; ``tests/quadratic/test_overlap_chain.py`` checks that one step fed the
-:math:`\\lambda`, :math:`\\nu` and :math:`|x|^2` of a real input is the weights' step, that the
-draws have the moments of the real ones (:math:`E[|x|^2uu^T] = (N + 2)\\Sigma`), and that the
-risk along runs matches :func:`~ibcore.quadratic.sgd_one_pass` within the runs' spread.
+ours [D]; ``tests/quadratic/test_overlap_chain.py`` checks that the chain fed the
+:math:`z = L^{-1}u` and :math:`|x|^2` of real inputs records the weights' overlaps step by
+step, that the draws have the moments of real ones (:math:`E[|x|^2uu^T] = (N + 2)\\Sigma`),
+and that the mean risk along runs matches :func:`~ibcore.quadratic.sgd_one_pass` within its
+standard errors.
 
 What it gives up: the weights (the result's ``W`` is ``None``), and step-by-step equality
 with :func:`~ibcore.quadratic.sgd_one_pass` for the same seed (other random numbers).
@@ -42,7 +43,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import positive_float, positive_int
-from .order_parameters import _validated_overlaps, population_risk
+from .initialisation import random_init
+from .order_parameters import _validated_overlaps, overlaps, population_risk
 from .sgd import _check_run_args, _diverged, _make_result, _noise_stream
 
 __all__ = ["sgd_overlaps"]
@@ -177,6 +179,16 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
         out.append(_make_result(done[:end], S_rec[i, :end, :p, :p], S_rec[i, :end, :p, p:], Ts_checked[i], None,
                                 lr, noise, stop is None or last[i] >= 0, N=N))
     return out
+
+
+def _runs_from_random_init(p, p_star, N, *, q0, informative, rngs, **run):
+    """Draw a teacher and a student from each generator (:func:`~ibcore.quadratic.random_init`),
+    then run SGD on their overlaps from the same generator, the runs stepped together: the
+    trials' protocol. ``run`` holds :func:`_sgd_overlaps_runs`'s settings. Returns the starts'
+    overlaps and the runs."""
+    rngs = [np.random.default_rng(rng) for rng in rngs]
+    starts = [overlaps(*random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)) for rng in rngs]
+    return starts, _sgd_overlaps_runs(*zip(*starts), N=N, rngs=rngs, **run)
 
 
 def _draw_block(gens, noise_gens, r, N, noise):

@@ -28,12 +28,12 @@ import numpy as np
 
 from ..validation import positive_float
 from .comparison import _sgd_ode_comparisons
-from .initialisation import initial_overlaps, random_init
+from .initialisation import initial_overlaps
 from .odes import integrate_odes
-from .order_parameters import overlaps, _validated_sizes
+from .order_parameters import _validated_sizes
+from .overlap_chain import _runs_from_random_init
 from .phases import _escape_level, plateau_risk
 from .reduced import reduced_escape_time
-from .overlap_chain import _sgd_overlaps_runs
 from .symmetry import conserved_frame
 
 __all__ = [
@@ -132,10 +132,8 @@ def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     together until the last has escaped: its ``batch``, for the sweep."""
     level = _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=True)
     t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
-    rngs = [np.random.default_rng(rng) for rng in rngs]
-    starts = [overlaps(*random_init(p, p_star, N, q0=q0, rng=rng)) for rng in rngs]
-    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=t_max, rngs=rngs, record_every=max(1, N // 10),
-                              stop_below=level)
+    starts, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=0.0, rngs=rngs, lr=lr, t_max=t_max,
+                                          record_every=max(1, N // 10), stop_below=level)
     odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1)
             for start in starts]
     return [{"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
@@ -236,9 +234,8 @@ def _frame_drift_runs(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, r
     positive_float("lr", lr)
     positive_float("t_max", t_max)
     positive_float("q0", q0)
-    rngs = [np.random.default_rng(rng) for rng in rngs]
-    starts = [overlaps(*random_init(p, p_star, N, q0=q0, informative=informative, rng=rng)) for rng in rngs]
-    runs = _sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=t_max, rngs=rngs, record_every=max(1, N // 10))
+    _, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=informative, rngs=rngs, lr=lr, t_max=t_max,
+                                     record_every=max(1, N // 10))
     return [_frame_drift_record(run, N, q0) for run in runs]
 
 
