@@ -41,7 +41,7 @@ _DIRECTIVE = re.compile(r"^#\s*(?P<key>python|roots):\s*(?P<value>.+?)\s*$")
 OURS = "ibcore"
 CACHE = Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore")) / "colab-venv"
 # bump when the way the venv is built changes: it is part of the cache key
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 # pip's warning about the machine's extra package index folders that do not exist: benign
 _BENIGN = re.compile(r"^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$")
 
@@ -123,7 +123,9 @@ def _create(venv_dir: Path, pins: dict[str, str], interpreter: str, requirements
     subprocess.run([interpreter, "-m", "venv", str(venv_dir)], check=True)
     python = venv_dir / "bin" / "python"
     _pip(python, "install", "--quiet", f"pip=={pins['pip']}")  # Colab's pip installs ibcore
-    _pip(python, "install", "--quiet", "--only-binary=:all:", "-r", str(requirements))
+    # --no-compile: pip would byte-compile all ~120 packages (17 of the 29 CPU-s of this
+    # install, measured); Python compiles what the notebooks import, on first import
+    _pip(python, "install", "--quiet", "--no-compile", "--only-binary=:all:", "-r", str(requirements))
 
 
 def cache_key(versions: Path, interpreter: str) -> str:
