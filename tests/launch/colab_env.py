@@ -124,7 +124,7 @@ def _create(venv_dir: Path, pins: dict[str, str], interpreter: str, requirements
     python = venv_dir / "bin" / "python"
     _pip(python, "install", "--quiet", f"pip=={pins['pip']}")  # Colab's pip installs ibcore
     # --no-compile: pip would byte-compile all ~120 packages (17 of the 29 CPU-s of this
-    # install, measured); Python compiles what the notebooks import, on first import
+    # install, measured); Python compiles only what the notebooks import
     _pip(python, "install", "--quiet", "--no-compile", "--only-binary=:all:", "-r", str(requirements))
 
 
