@@ -194,3 +194,28 @@ def test_trial_batches_are_the_trials_alone():
                                [q.sgd_ode_comparison(**kw, rng=3), q.sgd_ode_comparison(**kw, rng=4)]):
         for part in ("sgd", "ode", "gradient_flow"):
             np.testing.assert_array_equal(getattr(together, part).risk, getattr(alone, part).risk)
+
+
+def test_the_factor_is_choleskys_and_on_the_cone_s_edge_still_a_factor():
+    """``_factor``: Cholesky's L for a positive definite Sigma (the chain's draws depend on which
+    factor); for a singular one, where Cholesky fails, an L with L L^T = Sigma from the
+    eigendecomposition, finite though rounding leaves eigenvalues just below 0; a non-finite
+    Sigma is a divergence at the step about to be taken."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((3, 5, 5))
+    S = A @ A.transpose(0, 2, 1) + 0.1 * np.eye(5)
+    np.testing.assert_array_equal(oc._factor(S, 0, 3, 0.3, 100), np.linalg.cholesky(S))
+
+    B = rng.standard_normal((3, 5, 2))  # rank 2: teacher rows that are student rows, say
+    S = B @ B.transpose(0, 2, 1)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(S)
+    L = oc._factor(S, 0, 3, 0.3, 100)
+    assert np.all(np.isfinite(L))
+    np.testing.assert_allclose(L @ L.transpose(0, 2, 1), S, atol=1e-12)
+
+    S[1, 0, 0] = np.nan
+    with pytest.raises(DivergenceError) as err:
+        oc._factor(S, 41, 3, 0.3, 100)
+    assert err.value.step == 42
+    assert err.value.time == pytest.approx(q.sgd_time(42, p=3, lr=0.3, N=100))
