@@ -219,3 +219,33 @@ def test_the_factor_is_choleskys_and_on_the_cone_s_edge_still_a_factor():
         oc._factor(S, 41, 3, 0.3, 100)
     assert err.value.step == 42
     assert err.value.time == pytest.approx(q.sgd_time(42, p=3, lr=0.3, N=100))
+
+
+def test_steps_with_label_noise_are_the_weights_steps(monkeypatch):
+    """With label noise y = |nu|^2/p* + sqrt(Delta) xi, the chain fed real inputs' z, |x|^2 and
+    the noise xi records the weights' overlaps after every step (to rounding). Without the noise
+    the overlaps end more than 0.01 away; a chain that ignores xi, adds it to the error, or takes
+    it for the error fails here (checked by hand)."""
+    p, p_star, N, lr, noise, n_steps = 3, 2, 60, 0.8, 0.5, 30
+    W, W_star = q.random_init(p, p_star, N, informative=0.4, rng=4)
+    W0 = W.copy()
+    X = np.random.default_rng(5).standard_normal((n_steps, N))
+    xi = np.sqrt(noise) * np.random.default_rng(6).standard_normal(n_steps)
+    Z, sigmas, quiet = [], [_sigma(W, W_star)], W.copy()
+    for x, e in zip(X, xi):
+        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
+        Z.append(np.linalg.solve(np.linalg.cholesky(sigmas[-1]), np.r_[lam, nu]))
+        W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star - e) * np.outer(lam, x) / np.sqrt(N)
+        sigmas.append(_sigma(W, W_star))
+        lq = quiet @ x / np.sqrt(N)
+        quiet = quiet - 2.0 * lr / p * (lq @ lq / p - nu @ nu / p_star) * np.outer(lq, x) / np.sqrt(N)
+    block = (np.zeros((1, oc._BLOCK, p + p_star)), np.full((1, oc._BLOCK), float(N)),
+             np.zeros((1, oc._BLOCK)))
+    block[0][0, :n_steps], block[1][0, :n_steps], block[2][0, :n_steps] = Z, np.einsum("ij,ij->i", X, X), xi
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: block)
+    run = q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, lr=lr, n_steps=n_steps, noise=noise, rng=0,
+                         record_every=1)
+    for k, S in enumerate(sigmas):
+        np.testing.assert_allclose(run.Q[k], S[:p, :p], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(run.R[k], S[:p, p:], rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(_sigma(quiet, W_star) - sigmas[-1])) > 0.01  # the noise mattered
