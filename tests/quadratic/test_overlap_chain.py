@@ -22,6 +22,39 @@ def _sigma(W, W_star):
     return M @ M.T
 
 
+def _weights_steps(W, W_star, X, lr, xi=None):
+    """Plain SGD on the weights over the inputs X (rows), with label noise xi (or none): the
+    z = L^-1 (lambda, nu) that each step meets, and Sigma before the first step and after each."""
+    p, p_star, N = W.shape[0], W_star.shape[0], W.shape[1]
+    Z, sigmas = [], [_sigma(W, W_star)]
+    for x, e in zip(X, np.zeros(len(X)) if xi is None else xi):
+        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
+        Z.append(np.linalg.solve(np.linalg.cholesky(sigmas[-1]), np.r_[lam, nu]))
+        W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star - e) * np.outer(lam, x) / np.sqrt(N)
+        sigmas.append(_sigma(W, W_star))
+    return Z, sigmas
+
+
+def _chain_fed(monkeypatch, W0, W_star, Z, X, lr, xi=None, noise=0.0):
+    """The library's chain from the overlaps of (W0, W*), its draws replaced by Z, the |x|^2 of
+    the inputs X and the noise xi, recording after every step."""
+    n_steps, N = len(X), W0.shape[1]
+    block = [np.zeros((1, oc._BLOCK, len(Z[0]))), np.full((1, oc._BLOCK), float(N)),
+             None if xi is None else np.zeros((1, oc._BLOCK))]
+    block[0][0, :n_steps], block[1][0, :n_steps] = Z, np.einsum("ij,ij->i", X, X)
+    if xi is not None:
+        block[2][0, :n_steps] = xi
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: tuple(block))
+    return q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, lr=lr, n_steps=n_steps, noise=noise, rng=0,
+                          record_every=1)
+
+
+def _assert_records_are(run, sigmas, p):
+    for k, S in enumerate(sigmas):
+        np.testing.assert_allclose(run.Q[k], S[:p, :p], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(run.R[k], S[:p, p:], rtol=1e-10, atol=1e-12)
+
+
 def _chain_step(S, u, x2, p, p_star, lr, N):
     """The chain's update of Sigma, written out as in the module docstring, for one run."""
     weights = np.r_[np.full(p, 1.0 / p), np.full(p_star, -1.0 / p_star)]
@@ -37,22 +70,11 @@ def _chain_step(S, u, x2, p, p_star, lr, N):
 def test_steps_fed_real_inputs_are_the_weights_steps(p, p_star, N, monkeypatch):
     """The library's chain, its draws replaced by the z = L^-1 u and |x|^2 of real inputs x, records
     after every step the overlaps of the weights' SGD on those inputs (to rounding)."""
-    W, W_star = q.random_init(p, p_star, N, informative=0.4, rng=0)
-    W0, lr, n_steps = W.copy(), 0.8, 40  # a large lr: the a^2 |x|^2 term matters
-    X = np.random.default_rng(1).standard_normal((n_steps, N))
-    Z, sigmas = [], [_sigma(W, W_star)]
-    for x in X:
-        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
-        Z.append(np.linalg.solve(np.linalg.cholesky(sigmas[-1]), np.r_[lam, nu]))
-        W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star) * np.outer(lam, x) / np.sqrt(N)
-        sigmas.append(_sigma(W, W_star))
-    block = np.zeros((1, oc._BLOCK, p + p_star)), np.full((1, oc._BLOCK), float(N))
-    block[0][0, :n_steps], block[1][0, :n_steps] = Z, np.einsum("ij,ij->i", X, X)
-    monkeypatch.setattr(oc, "_draw_block", lambda *args: (*block, None))
-    run = q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, lr=lr, n_steps=n_steps, rng=0, record_every=1)
-    for k, S in enumerate(sigmas):
-        np.testing.assert_allclose(run.Q[k], S[:p, :p], rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(run.R[k], S[:p, p:], rtol=1e-10, atol=1e-12)
+    W0, W_star = q.random_init(p, p_star, N, informative=0.4, rng=0)
+    lr = 0.8  # a large lr: the a^2 |x|^2 term matters
+    X = np.random.default_rng(1).standard_normal((40, N))
+    Z, sigmas = _weights_steps(W0, W_star, X, lr)
+    _assert_records_are(_chain_fed(monkeypatch, W0, W_star, Z, X, lr), sigmas, p)
     assert np.max(np.abs(sigmas[-1] - sigmas[0])) > 0.01  # the steps moved the overlaps
 
 
@@ -64,8 +86,7 @@ def test_the_update_written_out_is_the_weights_step():
     x = np.random.default_rng(1).standard_normal(N)
     lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
     S = _chain_step(_sigma(W, W_star), np.r_[lam, nu], x @ x, p, p_star, lr, N)
-    W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star) * np.outer(lam, x) / np.sqrt(N)
-    np.testing.assert_allclose(S, _sigma(W, W_star), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(S, _weights_steps(W, W_star, x[None], lr)[1][-1], rtol=1e-12, atol=1e-14)
 
 
 def test_the_draws_have_the_moments_of_a_real_input():
@@ -226,26 +247,11 @@ def test_steps_with_label_noise_are_the_weights_steps(monkeypatch):
     the noise xi records the weights' overlaps after every step (to rounding). Without the noise
     the overlaps end more than 0.01 away; a chain that ignores xi, adds it to the error, or takes
     it for the error fails here (checked by hand)."""
-    p, p_star, N, lr, noise, n_steps = 3, 2, 60, 0.8, 0.5, 30
-    W, W_star = q.random_init(p, p_star, N, informative=0.4, rng=4)
-    W0 = W.copy()
-    X = np.random.default_rng(5).standard_normal((n_steps, N))
-    xi = np.sqrt(noise) * np.random.default_rng(6).standard_normal(n_steps)
-    Z, sigmas, quiet = [], [_sigma(W, W_star)], W.copy()
-    for x, e in zip(X, xi):
-        lam, nu = W @ x / np.sqrt(N), W_star @ x / np.sqrt(N)
-        Z.append(np.linalg.solve(np.linalg.cholesky(sigmas[-1]), np.r_[lam, nu]))
-        W = W - 2.0 * lr / p * (lam @ lam / p - nu @ nu / p_star - e) * np.outer(lam, x) / np.sqrt(N)
-        sigmas.append(_sigma(W, W_star))
-        lq = quiet @ x / np.sqrt(N)
-        quiet = quiet - 2.0 * lr / p * (lq @ lq / p - nu @ nu / p_star) * np.outer(lq, x) / np.sqrt(N)
-    block = (np.zeros((1, oc._BLOCK, p + p_star)), np.full((1, oc._BLOCK), float(N)),
-             np.zeros((1, oc._BLOCK)))
-    block[0][0, :n_steps], block[1][0, :n_steps], block[2][0, :n_steps] = Z, np.einsum("ij,ij->i", X, X), xi
-    monkeypatch.setattr(oc, "_draw_block", lambda *args: block)
-    run = q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, lr=lr, n_steps=n_steps, noise=noise, rng=0,
-                         record_every=1)
-    for k, S in enumerate(sigmas):
-        np.testing.assert_allclose(run.Q[k], S[:p, :p], rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(run.R[k], S[:p, p:], rtol=1e-10, atol=1e-12)
-    assert np.max(np.abs(_sigma(quiet, W_star) - sigmas[-1])) > 0.01  # the noise mattered
+    p, p_star, N, lr, noise = 3, 2, 60, 0.8, 0.5
+    W0, W_star = q.random_init(p, p_star, N, informative=0.4, rng=4)
+    X = np.random.default_rng(5).standard_normal((30, N))
+    xi = np.sqrt(noise) * np.random.default_rng(6).standard_normal(len(X))
+    Z, sigmas = _weights_steps(W0, W_star, X, lr, xi)
+    _assert_records_are(_chain_fed(monkeypatch, W0, W_star, Z, X, lr, xi, noise), sigmas, p)
+    quiet = _weights_steps(W0, W_star, X, lr)[1][-1]
+    assert np.max(np.abs(quiet - sigmas[-1])) > 0.01  # the noise mattered
