@@ -11,7 +11,9 @@ one choice of parameters and a small grid of values per parameter::
 * **Static** (the website, when ``IBCORE_STATIC_WIDGETS=1`` is set, as the
   Makefile does for book builds): every frame of the grid is drawn once,
   stored as a PNG, and the sliders switch between frames in the browser with
-  ``jslink``; no kernel is needed. Keep grids small (a few dozen frames).
+  ``jslink``; no kernel is needed. Keep grids small (a few dozen frames). The
+  explorer's plain text names a digest of its frames, so a chapter executed again
+  (``make chapters``) must draw the same pixels.
 
 Speed. A figure of the book costs far more to lay out and render than its
 numbers cost to compute, and most of that is text (tick labels, mathtext), which
@@ -57,6 +59,8 @@ gives them none); in print the default frame appears under its caption.
 from __future__ import annotations
 
 import base64
+import functools
+import hashlib
 import html
 import inspect
 import io
@@ -301,6 +305,21 @@ class _Frames:
     def _name(self, indices) -> str:
         return ", ".join(f"{c.label} = {c.readouts[i]}" for c, i in zip(self.controls, indices))
 
+    def text(self, pictures: dict | None = None) -> str:
+        """The explorer's plain-text form, its cell's ``text/plain`` output.
+
+        Static, it names a digest of every frame's PNG: nbval compares a cell's text output
+        with the build's (the widget's own output is a model id, never compared), so a frame
+        that comes out differently when the chapter runs again fails ``make chapters``.
+        """
+        what = self.caption.rstrip('.') or "Explorer"
+        if pictures is None:
+            return f"{what} (live: frames drawn as the sliders move)"
+        digest = hashlib.sha256()
+        for indices in sorted(pictures):
+            digest.update(pictures[indices])
+        return f"{what} ({len(pictures)} frames, sha256 {digest.hexdigest()[:16]})"
+
     def html(self, indices, data: bytes) -> str:
         """An ``<img>`` of one frame, with an alt text (the caption and the frame's values)."""
         alt = html.escape(f"{self.caption.rstrip('.') or 'Explorer frame'} ({self._name(indices)}).", quote=True)
@@ -392,6 +411,30 @@ def _style(controls: list[_Control]) -> tuple[str, str]:
             f"min-width: {chars + 2}ch; max-width: none; flex: none; }}</style>"), scope
 
 
+@functools.cache
+def _explorer_box():
+    import ipywidgets as widgets
+
+    class Explorer(widgets.VBox):
+        """An explorer's box. Its ``text`` is its plain-text form (``_Frames.text``): ipywidgets
+        shows ``repr(widget)`` as a widget's ``text/plain``, a VBox's repr begins with its
+        first child's style sheet."""
+        text = ""
+
+        def __repr__(self):
+            return self.text
+
+    return Explorer
+
+
+def _box(children: list, style_class: str, text: str):
+    box = _explorer_box()(children)
+    box.text = text
+    box.add_class("ib-explorer")
+    box.add_class(style_class)
+    return box
+
+
 def _sliders(controls: list[_Control]):
     """One slider per control, filling the column up to 40em, their labels as wide as the widest."""
     import ipywidgets as widgets
@@ -434,8 +477,10 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
 
     Returns
     -------
-    ipywidgets.Widget
-        Display it (it is the cell's last expression).
+    ipywidgets.VBox
+        Display it (it is the cell's last expression). Its plain-text form (the cell's
+        ``text/plain``) is the caption and, static, the number of frames and a digest of
+        their PNGs, which nbval compares when a chapter runs again.
     """
     import ipywidgets as widgets
 
@@ -474,10 +519,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
 
         for s in sliders:
             s.observe(update, names="index")
-        box = widgets.VBox([header, *sliders, picture])
-        box.add_class("ib-explorer")
-        box.add_class(style_class)
-        return box
+        return _box([header, *sliders, picture], style_class, frames.text())
 
     n_frames = 1
     for c in parsed:
@@ -509,8 +551,6 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     note = widgets.HTML('<p style="font-size:0.85em">Precomputed frames: move the sliders to switch '
                         "between them. Launch the notebook for the live explorer.</p>")
     note.add_class("ib-explorer-note")
-    box = widgets.VBox([header, *sliders, shown, note])
-    box.add_class("ib-explorer")
-    box.add_class(style_class)
+    box = _box([header, *sliders, shown, note], style_class, frames.text(pictures))
     box._ib_links = links  # keep the links alive with the widget
     return box

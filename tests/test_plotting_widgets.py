@@ -117,6 +117,28 @@ def test_static_frames_are_what_draw_draws_for_their_values(draw):
     plt.close("all")
 
 
+def test_the_plain_text_of_a_static_explorer_names_a_digest_of_its_frames():
+    """nbval compares a cell's text/plain with the build's: the digest makes it compare the frames."""
+    import hashlib
+
+    from IPython.core.formatters import DisplayFormatter
+
+    grid = {"a": [1, 2, 3], "b": [0.5, 1.5]}
+    box = explorer(_draw_into, grid, caption="A test.", static=True)
+    pngs = [_png_of(f)[0] for f in _frames(box)]  # in grid order, as the digest takes them
+    expected = f"A test (6 frames, sha256 {hashlib.sha256(b''.join(pngs)).hexdigest()[:16]})"
+    data, _ = DisplayFormatter().format(box)
+    assert data["text/plain"] == expected, "the cell's text output, as the kernel sends it"
+    assert "application/vnd.jupyter.widget-view+json" in data, "still displayed as a widget"
+    assert repr(explorer(_draw_into, grid, caption="A test.", static=True)) == expected, "the same frames again"
+    shifted = explorer(lambda a, b, fig=None: _draw_into(a, b + 0.1 * (a == 3), fig=fig), grid,
+                       caption="A test.", static=True)
+    assert repr(shifted) != expected, "one frame drawn differently changes the text"
+    assert repr(explorer(_draw_into, grid, caption="A test.", static=False)) == \
+        "A test (live: frames drawn as the sliders move)"
+    plt.close("all")
+
+
 def test_explorer_reuses_the_figure_of_a_draw_that_takes_it():
     seen = []
 
