@@ -122,6 +122,8 @@ class Rendered:
     # at 390 px after it, the same load laid out again
     layout: dict[int, dict] = dataclasses.field(default_factory=dict)
     resources: list[str] = dataclasses.field(default_factory=list)  # URLs the page loaded
+    # uncaught JavaScript errors from the load to the end of the audit (Playwright's "pageerror")
+    errors: list[str] = dataclasses.field(default_factory=list)
     # a student page that is the instructor's page but for the edition's name: not loaded again,
     # its audit and measurements are the instructor edition's (same_as_instructor)
     shared: bool = False
@@ -141,6 +143,8 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
 
     def start(name):
         page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
         try:
             page.goto(f"{base}/{name}", wait_until="load", timeout=60_000)
             ready = page.evaluate(br.READY_JS)
@@ -150,9 +154,9 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
             page.add_style_tag(content=NO_TRANSITIONS)
             # start the audit without awaiting it: it runs while the next page loads
             page.evaluate(f"(args) => {{ window.__ibAudit = ({AUDIT_JS})(args); }}", args)
-            open_pages.append((name, page, ready, dom, layout))
+            open_pages.append((name, page, ready, dom, layout, errors))
         except Exception as err:  # reported by the page's own test
-            results[name] = Rendered(False, "", {}, f"{type(err).__name__}: {err}")
+            results[name] = Rendered(False, "", {}, f"{type(err).__name__}: {err}", errors=errors)
             page.close()
 
     while queue or open_pages:
@@ -160,13 +164,14 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
             start(queue.pop(0))
         if not open_pages:
             continue
-        name, page, ready, dom, layout = open_pages.pop(0)
+        name, page, ready, dom, layout, errors = open_pages.pop(0)
         try:
-            results[name] = Rendered(ready, dom, page.evaluate("() => window.__ibAudit"), layout=layout)
+            results[name] = Rendered(ready, dom, page.evaluate("() => window.__ibAudit"), layout=layout,
+                                     errors=errors)
             layout[geometry.PHONE] = geometry.measure_phone(page)
             results[name].resources = geometry.resources(page)
         except Exception as err:
-            results[name] = Rendered(ready, dom, {}, f"{type(err).__name__}: {err}", layout=layout)
+            results[name] = Rendered(ready, dom, {}, f"{type(err).__name__}: {err}", layout=layout, errors=errors)
         finally:
             page.close()
     return results

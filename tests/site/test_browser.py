@@ -1,5 +1,5 @@
 """The built site in headless Chromium: pages load, math is typeset, figures and widgets show,
-no local asset is missing, offline (file://) and over HTTP. Screenshots go to _build/screenshots.
+no script raises an uncaught error, no local asset is missing, offline (file://) and over HTTP. Screenshots go to _build/screenshots.
 
 The pages are those the accessibility audit loads (``conftest.py``: one Chromium for the
 session, each page loaded once, in a fresh browser context, until MathJax has typeset it and
@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+import pytest
 
 from tools import browser as br
 from tools import notebooks as nbtools
@@ -67,6 +69,14 @@ def test_pages_render_over_http(site, rendered, servers):
             target = "/" + (Path(page).parent / src).as_posix()
             target = os.path.normpath(target)
             assert target in loaded_images, f"{page}: figure {src} was not loaded"
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_no_page_raises_an_uncaught_javascript_error(rendered, edition):
+    """Every script of every page runs to its end: the theme's, the widget manager's, the site's own."""
+    found = {name: page.errors for name, page in rendered(edition).items() if page.errors}
+    assert not found, f"{edition} edition, uncaught errors: " + "; ".join(
+        f"{name}: {sorted(set(errors))}" for name, errors in found.items())
 
 
 def test_site_works_offline_from_file_urls(site, chromium_browser):

@@ -1,0 +1,40 @@
+"""Sphinx extension: every page's scripts load once and run without an uncaught error.
+
+Registered in ``_config.yml`` (``sphinx.local_extensions``); the site's browser checks
+(``tests/site/test_browser.py``) fail on any uncaught error a page raises.
+
+Sphinx 7.4 writes an inline script twice when an extension adds it once the builder
+exists (sphinx-doc/sphinx#13402, fixed in Sphinx 8.2, out of reach of Jupyter Book 1):
+sphinx-thebe's ``const THEBE_JS_URL`` then throws "has already been declared" on every
+page. Each page keeps the first of identical scripts.
+
+(The other error, ipywidgets calling MathJax 2's ``MathJax.Hub`` under MathJax 3, is
+mended in the browser: ``_static/ib-widget-maths.js``.)
+"""
+from __future__ import annotations
+
+
+def _key(script) -> tuple:
+    # Sphinx's own assets (_JavaScript) name their file None or "" for the same inline script
+    filename = getattr(script, "filename", script) or ""
+    return str(filename), tuple(sorted(getattr(script, "attributes", {}).items()))
+
+
+def unique_scripts(scripts: list) -> list:
+    """``scripts`` without the repeats of an earlier one (same file, or same inline body, and attributes)."""
+    seen, kept = set(), []
+    for script in scripts:
+        if (key := _key(script)) not in seen:
+            seen.add(key)
+            kept.append(script)
+    return kept
+
+
+def drop_repeated_scripts(app, pagename, templatename, context, doctree) -> None:
+    if "script_files" in context:
+        context["script_files"][:] = unique_scripts(context["script_files"])
+
+
+def setup(app):
+    app.connect("html-page-context", drop_repeated_scripts, priority=900)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
