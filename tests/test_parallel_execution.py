@@ -39,7 +39,8 @@ def test_missing_notebooks_run_once_before_sphinx_reads_them(tmp_path):
     assert first.returncode != 0, out  # c fails the strict build...
     assert "executing 3 notebooks missing" in out and "executed 2" in out and "1 failed" in out, out
     assert "the claim is false" in out and "sub/c.md: WARNING: Executing notebook failed" in out, out
-    assert sorted((tmp_path / "sub" / "runs.txt").read_text().split()) == ["a", "b"]  # ...run once each
+    runs = sorted((tmp_path / "sub" / "runs.txt").read_text().split())
+    assert runs == ["a", "b"], f"run once each, ran {runs}:\n{out}"  # ...run once each
     assert "42 sub" in (tmp_path / "_build" / "html" / "sub" / "a.html").read_text()  # in its own folder
     assert len(get_cache(str(tmp_path / "_build" / ".jupyter_cache")).list_cache_records()) == 2
 
