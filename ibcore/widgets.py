@@ -312,13 +312,14 @@ class _Frames:
         with the build's (the widget's own output is a model id, never compared), so a frame
         that comes out differently when the chapter runs again fails ``make chapters``.
         """
-        what = self.caption.rstrip('.') or "Explorer"
+        what = f": {self.caption}" if self.caption else ""
         if pictures is None:
-            return f"{what} (live: frames drawn as the sliders move)"
+            return f"Live explorer{what}"
         digest = hashlib.sha256()
         for indices in sorted(pictures):
             digest.update(pictures[indices])
-        return f"{what} ({len(pictures)} frames, sha256 {digest.hexdigest()[:16]})"
+        # first: ipywidgets cuts a widget's text after 110 characters
+        return f"Explorer of {len(pictures)} frames, sha256 {digest.hexdigest()[:16]}{what}"
 
     def html(self, indices, data: bytes) -> str:
         """An ``<img>`` of one frame, with an alt text (the caption and the frame's values)."""
@@ -479,8 +480,8 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     -------
     ipywidgets.VBox
         Display it (it is the cell's last expression). Its plain-text form (the cell's
-        ``text/plain``) is the caption and, static, the number of frames and a digest of
-        their PNGs, which nbval compares when a chapter runs again.
+        ``text/plain``) names, static, the number of frames and a digest of their PNGs,
+        which nbval compares when a chapter runs again, then the caption.
     """
     import ipywidgets as widgets
 
