@@ -7,7 +7,8 @@ sheet (``_static/ib-site.css``) leaves out the navigation, opens every solution 
 edition and shows each explorer as its default frame under its caption; its script
 (``_static/ib-layout.js``, ``ibPrint.prepare``) runs on the page laid out for print first:
 wrapped code lines keep their indentation, wide equations and tables shrink to the page,
-and only short blocks refuse to break across pages.
+and only short blocks refuse to break across pages. A page whose script raises an uncaught
+error stops the print with the page's name and the error: it may be half prepared.
 
 The PDF is bound as a book: a title page, a contents page whose entries link to the pages
 they name, every page numbered at its foot (the PDF viewer's page number), an outline
@@ -237,6 +238,8 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         page = b.new_page(viewport={"width": PRINT_WIDTH, "height": PRINT_HEIGHT})
         page.emulate_media(media="print")  # laid out as printed, for ibPrint.prepare to measure
         page.route("**/_images/*.png", _shrink_figure)
+        errors: list[str] = []  # a script that throws may leave its page half prepared for print
+        page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
         start = time.perf_counter()
         for entry in toc_entries():
             if entry["file"] in reusable:
@@ -244,6 +247,8 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
                 continue
             br.load(page, f"{base}/{entry['file']}.html")
             heading = page.evaluate(PREPARE_JS, [base, LINK, PRINT_HEIGHT])
+            if errors:
+                raise RuntimeError(f"{entry['file']}.html raised an uncaught error when printed: {'; '.join(errors)}")
             printed.append((entry, heading, page.pdf(**PAPER)))
         taken = sum(entry["file"] in reusable for entry, _, _ in printed)
         log(f"  printed {len(printed) - taken} pages of the site in {time.perf_counter() - start:.0f} s"
