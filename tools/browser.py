@@ -88,6 +88,13 @@ def browser():
             b.close()
 
 
+def uncaught_errors(page) -> list[str]:
+    """A list that fills with the uncaught JavaScript errors ``page`` raises from now on (name: message)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
+    return errors
+
+
 def load(page, url: str, *, timeout_ms: int = 60_000) -> None:
     """Open ``url`` and wait until its maths and widgets are rendered; raise if widgets never draw."""
     page.goto(url, wait_until="load", timeout=timeout_ms)

@@ -238,8 +238,7 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         page = b.new_page(viewport={"width": PRINT_WIDTH, "height": PRINT_HEIGHT})
         page.emulate_media(media="print")  # laid out as printed, for ibPrint.prepare to measure
         page.route("**/_images/*.png", _shrink_figure)
-        errors: list[str] = []  # a script that throws may leave its page half prepared for print
-        page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
+        errors = br.uncaught_errors(page)  # a script that throws may leave its page half prepared
         start = time.perf_counter()
         for entry in toc_entries():
             if entry["file"] in reusable:

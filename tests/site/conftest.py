@@ -143,8 +143,7 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
 
     def start(name):
         page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
+        errors = br.uncaught_errors(page)
         try:
             page.goto(f"{base}/{name}", wait_until="load", timeout=60_000)
             ready = page.evaluate(br.READY_JS)
