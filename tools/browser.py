@@ -88,10 +88,13 @@ def browser():
             b.close()
 
 
-def uncaught_errors(page) -> list[str]:
-    """A list that fills with the uncaught JavaScript errors ``page`` raises from now on (name: message)."""
+def script_errors(page) -> list[str]:
+    """A list that fills with the JavaScript errors of ``page`` from now on: the uncaught ones
+    (name: message) and those its scripts or Chromium log (console.error: text, a resource
+    that fails to load among them)."""
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(f"{err.name}: {err.message}"))
+    page.on("console", lambda msg: msg.type == "error" and errors.append(f"console.error: {msg.text}"))
     return errors
 
 

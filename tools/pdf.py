@@ -7,7 +7,7 @@ sheet (``_static/ib-site.css``) leaves out the navigation, opens every solution 
 edition and shows each explorer as its default frame under its caption; its script
 (``_static/ib-layout.js``, ``ibPrint.prepare``) runs on the page laid out for print first:
 wrapped code lines keep their indentation, wide equations and tables shrink to the page,
-and only short blocks refuse to break across pages. A page whose script raises an uncaught
+and only short blocks refuse to break across pages. A page whose script raises or logs an
 error stops the print with the page's name and the error: it may be half prepared.
 
 The PDF is bound as a book: a title page, a contents page whose entries link to the pages
@@ -238,7 +238,7 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         page = b.new_page(viewport={"width": PRINT_WIDTH, "height": PRINT_HEIGHT})
         page.emulate_media(media="print")  # laid out as printed, for ibPrint.prepare to measure
         page.route("**/_images/*.png", _shrink_figure)
-        errors = br.uncaught_errors(page)  # a script that throws may leave its page half prepared
+        errors = br.script_errors(page)  # a script that fails may leave its page half prepared
         start = time.perf_counter()
         for entry in toc_entries():
             if entry["file"] in reusable:
@@ -247,7 +247,7 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
             br.load(page, f"{base}/{entry['file']}.html")
             heading = page.evaluate(PREPARE_JS, [base, LINK, PRINT_HEIGHT])
             if errors:
-                raise RuntimeError(f"{entry['file']}.html raised an uncaught error when printed: {'; '.join(errors)}")
+                raise RuntimeError(f"{entry['file']}.html: a script failed when it was printed: {'; '.join(errors)}")
             printed.append((entry, heading, page.pdf(**PAPER)))
         taken = sum(entry["file"] in reusable for entry, _, _ in printed)
         log(f"  printed {len(printed) - taken} pages of the site in {time.perf_counter() - start:.0f} s"

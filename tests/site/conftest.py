@@ -122,7 +122,7 @@ class Rendered:
     # at 390 px after it, the same load laid out again
     layout: dict[int, dict] = dataclasses.field(default_factory=dict)
     resources: list[str] = dataclasses.field(default_factory=list)  # URLs the page loaded
-    # uncaught JavaScript errors from the load to the end of the audit (Playwright's "pageerror")
+    # JavaScript errors, uncaught or logged, from the load to the end of the audit (br.script_errors)
     errors: list[str] = dataclasses.field(default_factory=list)
     # a student page that is the instructor's page but for the edition's name: not loaded again,
     # its audit and measurements are the instructor edition's (same_as_instructor)
@@ -143,7 +143,7 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
 
     def start(name):
         page = browser.new_page()
-        errors = br.uncaught_errors(page)
+        errors = br.script_errors(page)
         try:
             page.goto(f"{base}/{name}", wait_until="load", timeout=60_000)
             ready = page.evaluate(br.READY_JS)
