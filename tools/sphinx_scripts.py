@@ -39,7 +39,8 @@ def drop_repeated_scripts(app, pagename, templatename, context, doctree) -> None
 
 
 def default_to_auto_mode(app, config) -> None:
-    config.html_theme_options.setdefault("default_mode", "auto")
+    # the theme reads it from the template's context (its docs: html_context["default_mode"])
+    config.html_context.setdefault("default_mode", "auto")
 
 
 def setup(app):
