@@ -11,8 +11,8 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``); the site's browser 
   mode is set (Jupyter Book sets none), and then picks "auto", light or dark as the
   reader's system prefers. The default mode is set to that "auto".
 
-(The other error, ipywidgets calling MathJax 2's ``MathJax.Hub`` under MathJax 3, is
-mended in the browser: ``_static/ib-widget-maths.js``.)
+(A third, ipywidgets calling MathJax 2's ``MathJax.Hub`` under MathJax 3, is mended in
+the browser: ``_static/ib-widget-maths.js``.)
 """
 from __future__ import annotations
 
