@@ -1,5 +1,6 @@
 """The built site in headless Chromium: pages load, math is typeset, figures and widgets show,
-no script raises or logs an error, no local asset is missing, offline (file://) and over HTTP. Screenshots go to _build/screenshots.
+no script raises or logs an error, no local asset is missing, offline (file://) and over HTTP.
+Screenshots go to _build/screenshots.
 
 The pages are those the accessibility audit loads (``conftest.py``: one Chromium for the
 session, each page loaded once, in a fresh browser context, until MathJax has typeset it and
