@@ -3,9 +3,10 @@
 //    column scrolls sideways; it is marked `ib-scrolls` (and `ib-scrolled`, `ib-scroll-end`
 //    by its position), and ib-site.css fades the edge that hides more. Phones hide their
 //    scroll bars, so without the fade nothing says that the text goes on.
-// 2. Print (window.ibPrint.prepare, run by tools/pdf.py and before a reader's Ctrl+P): code
-//    lines that wrap keep their indentation, wide equations and tables shrink to the page,
-//    and only blocks shorter than a third of a page refuse to break.
+// 2. Print (window.ibPrint.prepare, run by tools/pdf.py and before a reader's Ctrl+P): the
+//    evidence and the answers to Think prompts open; code lines that wrap keep their
+//    indentation, wide equations and tables shrink to the page, and only blocks shorter
+//    than a third of a page refuse to break.
 (function () {
   "use strict";
 
@@ -85,6 +86,8 @@
               "div.exercise", "div.solution", "figure", "table", "div.math", ".ib-explorer"].join(", ");
 
   function prepare(pageHeight) {
+    // the evidence and the answers to Think prompts (tools/sphinx_teaching.py) print open
+    document.querySelectorAll("details.ib-evidence, details.ib-answer").forEach(function (d) { d.open = true; });
     document.querySelectorAll("pre").forEach(splitLines);
     document.querySelectorAll('div.math > mjx-container[display="true"]').forEach(function (m) {
       fit(m, m.querySelector("mjx-math") || m, 0.6);

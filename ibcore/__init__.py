@@ -7,7 +7,8 @@ Subpackages mirror the book:
 * :mod:`ibcore.quadratic` -- Part II, one-pass SGD in teacher-student
   quadratic networks (Bocchi, Regimbeau, Lucibello, Saglietti and Cammarota, 2026);
 * :mod:`ibcore.linear` -- the prologue, GD on underdetermined least squares;
-* :mod:`ibcore.plotting` -- the house plot style used by every chapter.
+* :mod:`ibcore.book` -- the book's helpers around the solvers: plot style, explorers,
+  numbers and tables in the page.
 """
 from .validation import DivergenceError
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope",
+__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope", "fit_loglog_slope",
            "SlopeFit"]
 
 
@@ -304,3 +304,15 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
         if np.isfinite(low) and np.isfinite(high):
             break
     return SlopeFit(slope, low, high, int(x.size))
+
+
+def fit_loglog_slope(x, y) -> tuple[float, float]:
+    """Least-squares fit of ``log y = slope * log x + log C``; returns ``(slope, C)``."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x and y must be 1-d arrays of equal length >= 2, got shapes {x.shape} and {y.shape}")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("x and y must be positive for a log-log fit")
+    slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
+    return float(slope), float(np.exp(intercept))

@@ -2,7 +2,7 @@
 
 While nbval executes the chapters (``make test``'s ``chapters`` stage), ``IBCORE_FIGURE_REPORT``
 names a file to which the chapters' kernels append a check of every figure a chapter displays
-and of every explorer frame (``ibcore._figure_report``, loaded by tools/ipython_kernel_config.py). This module runs after
+and of every explorer frame (``ibcore.book.figure_report``, loaded by tools/ipython_kernel_config.py). This module runs after
 the chapters in the same pytest session and reads that report; without the variable it skips.
 """
 from __future__ import annotations
@@ -45,4 +45,4 @@ def test_no_legend_covers_plotted_data(report, chapter):
     assert records, f"{chapter}: no figure was checked (does it call use_house_style()?)"
     overlaps = [describe(o) for r in records for o in r["overlaps"]]
     assert not overlaps, (f"{chapter}: move these legends off the data (loc=..., or "
-                          "ibcore.plotting.legend_outside):\n" + "\n".join(overlaps))
+                          "ibcore.book.legend_outside):\n" + "\n".join(overlaps))

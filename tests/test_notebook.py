@@ -1,9 +1,10 @@
-"""ibcore.notebook: the chapters' shared set-up, tables and glued texts."""
+"""ibcore.book.glue: tables and glued texts and figures."""
 from __future__ import annotations
 
 import pandas as pd
 
-from ibcore.notebook import show, with_intervals
+from ibcore.book import show
+from ibcore.summary import with_intervals
 from ibcore.summary import interval_text, summarise
 
 
@@ -28,7 +29,7 @@ def test_intervals_read_as_the_book_quotes_them():
 def test_glued_text_is_the_same_string_as_markdown_and_plain_text():
     from IPython.core.formatters import format_display_data
 
-    from ibcore.notebook import GluedText
+    from ibcore.book.glue import GluedText
 
     data, _ = format_display_data(GluedText("A(1) = 0.52 [0.47, 0.57], 40 draws"))
     assert data["text/markdown"] == data["text/plain"] == "A(1) = 0.52 [0.47, 0.57], 40 draws"
@@ -41,7 +42,7 @@ def test_a_glued_figure_keeps_its_alt_text_and_caption():
     import matplotlib.pyplot as plt
     import pytest
 
-    from ibcore.notebook import figure_html
+    from ibcore.book.glue import figure_html
 
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     ax.plot([0, 1], [0, 1])
@@ -62,7 +63,7 @@ def test_glued_figure_is_reported_when_the_figure_report_is_on(monkeypatch, tmp_
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ibcore.notebook import figure_html
+    from ibcore.book.glue import figure_html
 
     report = tmp_path / "figures.jsonl"
     monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))

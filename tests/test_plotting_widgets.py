@@ -13,9 +13,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from ibcore import _figure_report, plotting, progress  # noqa: E402
-from ibcore import widgets as widgets_module  # noqa: E402
-from ibcore.widgets import explorer, static_mode  # noqa: E402
+from ibcore import progress, summary  # noqa: E402
+from ibcore.book import explorer as explorer_module  # noqa: E402
+from ibcore.book import figure_report as _figure_report  # noqa: E402
+from ibcore.book import frames as frames_module  # noqa: E402
+from ibcore.book import style as plotting  # noqa: E402
+from ibcore.book.explorer import explorer, static_mode  # noqa: E402
 
 
 def test_house_style_is_white_colourblind_safe_and_undotted():
@@ -29,12 +32,12 @@ def test_house_style_is_white_colourblind_safe_and_undotted():
 
 def test_fit_loglog_slope_recovers_a_power_law():
     x = np.logspace(1, 4, 12)
-    slope, const = plotting.fit_loglog_slope(x, 3.0 * x**-0.5)
+    slope, const = summary.fit_loglog_slope(x, 3.0 * x**-0.5)
     assert slope == pytest.approx(-0.5) and const == pytest.approx(3.0)
     with pytest.raises(ValueError, match="positive"):
-        plotting.fit_loglog_slope([1, 2], [1, -1])
+        summary.fit_loglog_slope([1, 2], [1, -1])
     with pytest.raises(ValueError, match="equal length"):
-        plotting.fit_loglog_slope([1, 2, 3], [1, 2])
+        summary.fit_loglog_slope([1, 2, 3], [1, 2])
 
 
 def _draw(a, b):
@@ -98,9 +101,9 @@ def test_static_explorer_holds_one_frame_per_grid_point_linked_to_its_sliders():
 
 @pytest.mark.parametrize("draw", [_draw_into, lambda a, b: _draw_into(a, b)], ids=["reused", "new figures"])
 def test_static_frames_are_what_draw_draws_for_their_values(draw):
-    from ibcore.widgets import SCALE
+    from ibcore.book.frames import SCALE
 
-    from ibcore.widgets import _apply_layout, _encode, _layout_of, _render
+    from ibcore.book.frames import _apply_layout, _encode, _layout_of, _render
 
     grid = {"a": [1, 2, 3], "b": [0.5, 1.5]}
     frames = _frames(explorer(draw, grid, static=True))
@@ -251,7 +254,7 @@ def test_frames_keep_the_first_frames_layout_live_and_static():
         assert fig.axes[0].get_position().bounds == first, "later frames: the axes where they were"
         assert fig.get_layout_engine() is not None, "the engine stays for the frames that need it"
         slider.value = 10_000  # tick labels too wide for the first frame's margin: laid out
-        assert len(executed) == 2 and widgets_module._fits(fig)
+        assert len(executed) == 2 and frames_module._fits(fig)
         executed.clear()
         explorer(draw, {"a": ([1, 2, 10_000], 1)}, static=True)
         # static: the first frame laid out, the second placed as it, the third too wide for

@@ -125,7 +125,7 @@ def test_fit_slope_names_bad_arguments(x, y, kwargs, match):
 
 
 def test_summarise_columns_puts_each_column_with_its_interval_side_by_side(table):
-    from ibcore.notebook import with_intervals
+    from ibcore.summary import with_intervals
     from ibcore.summary import summarise_columns
 
     table = table.assign(w=table["v"] * 10)

@@ -10,8 +10,8 @@ c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 c.IPKernelApp.log_level = "ERROR"
 
 # While `make test` executes the chapters (IBCORE_FIGURE_REPORT names the report file), every
-# figure they display is checked for legends drawn over data (ibcore/_figure_report.py).
+# figure they display is checked for legends drawn over data (ibcore.book.figure_report.py).
 import os  # noqa: E402
 
 if os.environ.get("IBCORE_FIGURE_REPORT"):
-    c.InteractiveShellApp.extensions = ["ibcore._figure_report"]
+    c.InteractiveShellApp.extensions = ["ibcore.book.figure_report"]

@@ -65,7 +65,7 @@ def draw() -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ibcore.plotting import PALETTE, use_house_style
+    from ibcore.book.style import PALETTE, use_house_style
 
     use_house_style()
     gaps, runs = relu_gaps(), escape_runs()

@@ -197,6 +197,18 @@ def _render_directive(name: str, arg: str, options: dict, body: str, ctx: _Conte
         return ""
     if name == "dropdown":
         return f"<details><summary>{arg or 'Details'}</summary>\n\n{body}\n\n</details>\n"
+    # the teaching blocks (tools/sphinx_teaching.py): the evidence under a heading, which
+    # JupyterLab and Colab fold; a Think prompt quoted, its answer collapsed after it
+    if name == "evidence-start":
+        return f"#### Evidence: {arg}\n"
+    if name == "evidence-end":
+        return ""
+    if name == "answer":
+        return f"<details><summary><b>Answer</b></summary>\n\n{body}\n\n</details>\n"
+    if name == "think":
+        question, _, answer = body.partition("<details><summary><b>Answer</b></summary>")
+        answer = f"\n<details><summary><b>Answer</b></summary>{answer}" if answer else ""
+        return _quote(f"**Think: {arg}**\n\n{question}") + "\n" + answer
     return body + "\n"
 
 

@@ -179,7 +179,7 @@ def test_explorer_sliders_redraw_live(colab):
     launch = nbformat.read(nbtools.launch_notebook_path(ROOT / CHAPTERS[0], "instructor"), as_version=4)
     probe = nbformat.v4.new_code_cell(
         "import ipywidgets, matplotlib.pyplot as plt\n"
-        "from ibcore.widgets import explorer\n"
+        "from ibcore.book import explorer\n"
         "calls = []\n"
         "def draw(a):\n"
         "    calls.append(a)\n"

@@ -1,6 +1,6 @@
 """The book's one plot style.
 
-Every chapter calls :func:`use_house_style` once. The style
+Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
 
 * draws on an opaque white figure, so that plots stay readable in the
   theme's dark mode (the theme shows images on their own background);
@@ -12,8 +12,8 @@ Every chapter calls :func:`use_house_style` once. The style
   high-density screens without the weight of an SVG of many points.
 
 :func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
-under the figure. (The test suite checks that no legend covers data with
-``ibcore._figure_report``, which its kernels load; this module has no test code.)
+under the figure. (:mod:`ibcore.book.figure_report` checks every figure of the book for
+legends over data and for lettering too small to read.)
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import matplotlib as mpl
 import numpy as np
 from cycler import cycler
 
-__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "fit_loglog_slope", "legend_outside"]
+__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "legend_outside"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
 PALETTE = {
@@ -107,18 +107,6 @@ def legend_outside(ax, where: str = "right", **kwargs):
         kwargs.setdefault("ncols", max(1, min(len(handles), 4)))
         return ax.figure.legend(handles, labels, loc="outside lower center", **kwargs)
     raise ValueError(f"where must be 'right' or 'below', got {where!r}")
-
-
-def fit_loglog_slope(x, y) -> tuple[float, float]:
-    """Least-squares fit of ``log y = slope * log x + log C``; returns ``(slope, C)``."""
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise ValueError(f"x and y must be 1-d arrays of equal length >= 2, got shapes {x.shape} and {y.shape}")
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("x and y must be positive for a log-log fit")
-    slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
-    return float(slope), float(np.exp(intercept))
 
 
 def slope_triangle(ax, x0: float, y0: float, slope: float, *, width: float = 2.0, label: str | None = None,

@@ -1,33 +1,13 @@
-"""The set-up that every chapter shares, in one place.
+"""Computed numbers, tables and figures into the page: myst-nb's ``glue`` and ``show``.
 
-A chapter's first (hidden) cell is::
-
-    import numpy as np
-    import matplotlib.pyplot as plt
-    import ibcore.relu as R          # or ibcore.quadratic as q, ibcore.linear
-    from ibcore.notebook import *
-
-Importing this module applies the house plot style
-(:func:`ibcore.plotting.use_house_style`) and brings the names that chapters use
-around the solvers: the sweep runner and its summaries (:func:`~ibcore.summary.fit_slope` for a scaling
-exponent with its interval), the explorer, the plot helpers, the progress bar,
-``glue`` and ``glue_text`` (computed numbers in the prose), and ``show``
-(a table rounded and styled the same way in every chapter).
+A number in the prose comes from a computation: the chapter glues it (:func:`glue_text`,
+or :func:`ibcore.book.glue_estimate` for a measured number with its interval) and the
+text pastes it with ``{glue:md}`name```. A table is shown with :func:`show`, rounded the
+same way in every chapter.
 """
 from __future__ import annotations
 
-from .plotting import COLORS, PALETTE, fit_loglog_slope, legend_outside, slope_triangle
-from .plotting import use_house_style
-from .progress import progress
-from .summary import fit_slope, interval_text, summarise, summarise_columns, with_intervals
-from .sweep import sweep
-from .widgets import explorer
-
-__all__ = ["glue", "glue_text", "show", "Table", "sweep", "summarise", "summarise_columns",
-           "with_intervals",
-           "interval_text", "fit_slope", "explorer", "progress", "PALETTE", "COLORS",
-           "legend_outside", "fit_loglog_slope", "slope_triangle"]
-__all__ += ["glue_figure"]  # a chapter's figure for another page (the overviews)
+__all__ = ["glue", "glue_text", "glue_figure", "show", "figure_html"]
 
 try:  # the book build puts glued numbers into the text, captions and alt texts
     from myst_nb import glue
@@ -103,7 +83,7 @@ def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
 
     The image keeps its aspect ratio at any width (``max-width: 100%; height: auto``). The
     figure is closed. Under ``$IBCORE_FIGURE_REPORT`` it is checked for legends over data,
-    as every figure of the book is (:func:`ibcore.plotting.report_figure`).
+    as every figure of the book is (:func:`ibcore.book.figure_report.report_figure`).
     """
     import base64
     import io
@@ -117,7 +97,7 @@ def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
     if os.environ.get("IBCORE_FIGURE_REPORT"):
-        from ._figure_report import report_figure
+        from .figure_report import report_figure
 
         report_figure(fig, drawn=True)
     plt.close(fig)
@@ -156,6 +136,3 @@ def glue_figure(name: str, fig, *, alt: str, caption: str = "", dpi: int = 200) 
     """
     glue(name, GluedFigure(figure_html(fig, alt=alt, caption=caption, dpi=dpi), caption),
          display=False)
-
-
-use_house_style()
