@@ -120,14 +120,33 @@ def test_notebook_opens_with_setup_cell(md, edition):
     assert "widgets" not in nb["metadata"]
 
 
+def evidence_cells(nb) -> list[bool]:
+    """For each cell of a chapter, whether it lies inside an evidence block."""
+    inside, flags = False, []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "{evidence-start}" in cell.source:
+            inside = True
+        flags.append(inside)
+        if cell.cell_type == "markdown" and "{evidence-end}" in cell.source:
+            inside = False
+    return flags
+
+
 @pytest.mark.parametrize("md", CHAPTERS, ids=IDS)
-def test_chapter_checks_its_claims(md):
-    """Hidden asserts exist, and none of them could pass whatever the solvers returned."""
+def test_chapter_checks_its_claims_in_its_evidence(md):
+    """Asserts exist, a reader can open every one (none in a removed cell, each in an
+    evidence block), and none of them could pass whatever the solvers returned."""
     nb = jupytext.read(md, fmt="md:myst")
+    in_evidence = evidence_cells(nb)
+    checks = [(c, inside) for c, inside in zip(nb.cells, in_evidence)
+              if c.cell_type == "code" and re.search(r"^\s*assert\b", c.source, re.M)]
+    assert checks, f"{md.name} has no assert cell checking its claims"
+    hidden = [c.source.splitlines()[0] for c, _ in checks if "remove-cell" in c.metadata.get("tags", [])]
+    assert not hidden, f"{md.name}: checks in removed cells, which no reader can open: {hidden}"
+    loose = [c.source.splitlines()[0] for c, inside in checks if not inside
+             and not any(t.startswith("solution") for t in c.metadata.get("tags", []))]
+    assert not loose, f"{md.name}: checks outside an evidence block: {loose}"
     code = [c for c in nb.cells if c.cell_type == "code"]
-    hidden_checks = [c for c in code if re.search(r"^\s*assert\b", c.source, re.M)
-                     and "remove-cell" in c.metadata.get("tags", [])]
-    assert hidden_checks, f"{md.name} has no hidden assert cell checking its claims"
     vacuous = vacuous_asserts([c.source for c in code])
     assert not vacuous, f"{md.name} has asserts that cannot fail:\n" + "\n".join(
         f"  assert {src}  <- {why}" for src, why in vacuous)

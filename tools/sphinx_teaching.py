@@ -23,7 +23,11 @@ another section, is a build warning, which the strict build turns into an error.
     :::
     ::::
 
-The site shows both collapsed; the print edition opens them (``_static/ib-layout.js``),
+**Measured.** A review page quotes what a chapter printed: ``{measured}`0.47 [0.45, 0.49]```
+renders as text (never as a code chip), and marks the figure for the check that the chapter
+really prints it (``tests/site/test_review.py``).
+
+The site shows evidence and answers collapsed; the print edition opens them (``_static/ib-layout.js``),
 the evidence in smaller type. The launch notebooks (``tools/notebooks.py``) turn the
 evidence into a heading, which JupyterLab and Colab fold, and the answer into a
 ``<details>`` block.
@@ -146,6 +150,11 @@ class GatherEvidence(SphinxTransform):
             end.parent.remove(end)
 
 
+def measured_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{measured}`figure```: a figure quoted from a chapter, set as text."""
+    return [nodes.inline(rawtext, text, classes=["ib-measured"])], []
+
+
 # ---------------------------------------------------------------------------- HTML
 
 def visit_evidence(self, node):
@@ -188,4 +197,5 @@ def setup(app: Sphinx):
     app.add_directive("think", Think)
     app.add_directive("answer", Answer)
     app.add_transform(GatherEvidence)
+    app.add_role("measured", measured_role)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

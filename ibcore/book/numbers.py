@@ -21,9 +21,11 @@ MINUS = "\u2212"  # typographic minus: "−0.5" in prose, as maths would set it
 def _place(value: float, low: float | None, high: float | None, significant: int) -> int:
     """The decimal exponent to round ``value`` to: the leading digit of the interval's
     half-width, and no finer than ``significant`` digits of the value."""
-    finest = math.floor(math.log10(abs(value))) - significant + 1 if value else -significant
     if low is None or high is None or not high > low:
-        return finest
+        return math.floor(math.log10(abs(value))) - significant + 1 if value else 0
+    if not value:
+        return math.floor(math.log10((high - low) / 2))
+    finest = math.floor(math.log10(abs(value))) - significant + 1
     return max(finest, math.floor(math.log10((high - low) / 2)))
 
 
@@ -57,7 +59,7 @@ def rounded(value, low=None, high=None, *, significant: int = 3) -> str:
     --------
     >>> rounded(0.4853, 0.466, 0.504)
     '0.49'
-    >>> rounded(-0.4853, -0.55, -0.38)
+    >>> rounded(-0.4853, -0.75, -0.25)
     '−0.5'
     >>> rounded(12345.6)
     '12,300'
@@ -85,10 +87,11 @@ class Estimate:
     high: float | None = None
     count: int | None = None
     unit: str = "draws"
+    significant: int = 3
 
     @property
     def prose(self) -> str:
-        return rounded(self.value, self.low, self.high)
+        return rounded(self.value, self.low, self.high, significant=self.significant)
 
     @property
     def evidence(self) -> str:
@@ -104,7 +107,7 @@ class Estimate:
 
 
 def glue_estimate(name: str, value, low=None, high=None, *, count: int | None = None,
-                  unit: str = "draws") -> Estimate:
+                  unit: str = "draws", significant: int = 3) -> Estimate:
     """Glue a measured number for the prose and for the evidence.
 
     ``{glue:md}`name``` pastes the rounded number (``Estimate.prose``), and
@@ -120,6 +123,8 @@ def glue_estimate(name: str, value, low=None, high=None, *, count: int | None = 
         for a computed constant).
     count : int, optional
         The sample size, named by ``unit`` ("draws", "runs", ...).
+    significant : int
+        Most significant digits of the prose number (:func:`rounded`).
 
     Returns
     -------
@@ -133,7 +138,7 @@ def glue_estimate(name: str, value, low=None, high=None, *, count: int | None = 
     ('−0.51', '−0.512 [−0.530, −0.490], 128 draws')
     """
     est = Estimate(float(value), None if low is None else float(low),
-                   None if high is None else float(high), count, unit)
+                   None if high is None else float(high), count, unit, significant)
     glue_text(name, est.prose)
     glue_text(f"{name}_evidence", est.evidence)
     return est

@@ -1,11 +1,12 @@
-"""The "results at a glance" tables quote figures that the chapters really print.
+"""The review pages ("Part I in review", "Part II in review") quote figures that the chapters really print.
 
-Each row names a chapter ({doc} link) and quotes measured figures in code spans; every
-span must occur in the text printed by that chapter in the build (read from the build's
-execution cache), so the overview cannot drift away from the chapters.
+Each row of a review's table names a chapter ({doc} link) and quotes measured figures as
+``{measured}`...``` spans (text on the page, never code); every span must occur in the text
+printed by that chapter in the build (read from the build's execution cache), so the review
+cannot drift away from the chapters.
 
-A figure also belongs to a setting (widths, learning rate, N...). A code span that ends with
-a colon, such as `(p, p*) = (4, 4), γ/p = 0.1:`, names the setting of the figures that
+A figure also belongs to a setting (widths, learning rate, N...). A span that ends with
+a colon, such as ``{measured}`(p, p*) = (4, 4), γ/p = 0.1:```, names the setting of the figures that
 follow it in the same clause (clauses are separated by ";"). Each such figure must be printed
 on a line that also prints its setting, so that a row cannot quote a number from one setting
 under the name of another. Every row of Part II names its settings this way.
@@ -25,13 +26,14 @@ import pytest
 
 from tools import notebooks as nbtools
 
-OVERVIEWS = [nbtools.ROOT / "book" / part / "overview.md" for part in ("relu", "quadratic")]
-#: Overviews whose every row must name the settings of its figures.
+REVIEWS = [nbtools.ROOT / "book" / part / "review.md" for part in ("relu", "quadratic")]
+#: Reviews whose every row must name the settings of its figures.
 SETTINGS_REQUIRED = {"quadratic"}
-#: Overviews whose rows paste glued texts instead of quoting figures.
+#: Reviews whose rows paste glued texts instead of quoting figures.
 GLUED = {"relu"}
 GLUE_REF = re.compile(r"\{glue:\w+\}`(?P<doc>[^`:]+)\.md::(?P<key>[^`:]+)(?::\w+)?`")
 GLUED_SETTING = re.compile(r"^[^:]*=[^:]*: \S")
+MEASURED = re.compile(r"\{measured\}`([^`]+)`")
 INTERVAL = re.compile(r"-?\d[\d.,]*\s\[-?\d[\d.,]*, -?\d[\d.,]*\]")
 
 
@@ -57,7 +59,7 @@ def quoted_figures(measured):
     """
     for clause in measured.split(";"):
         setting = None
-        for span in re.findall(r"`([^`]+)`", clause):
+        for span in MEASURED.findall(clause):
             if span.endswith(":"):
                 setting = span
             else:
@@ -88,7 +90,9 @@ def misglued(doc, refs, rest, glued):
     bad = []
     if not refs:
         bad.append("pastes no glued figure")
-    outside = re.sub(r"\$[^$]*\$", "", rest)
+    outside = re.sub(r"\$[^$]*\$", "", MEASURED.sub("", rest))
+    if MEASURED.search(rest):
+        bad.append("quotes figures by hand ({measured}) instead of pasting glued texts")
     if "`" in outside or re.search(r"\d", outside):
         bad.append(f"types figures outside glued texts and maths: {outside.strip()!r}")
     for ref_doc, key in refs:
@@ -124,25 +128,25 @@ def printed_text(md) -> str:
                      for o in c.get("outputs", []) if o.get("output_type") == "stream")
 
 
-@pytest.mark.parametrize("overview", OVERVIEWS, ids=lambda p: p.parent.name)
-def test_results_at_a_glance_quote_the_chapters(site, overview):
-    rows = list(table_rows(overview))
-    assert len(rows) >= 8, f"{overview} has no results-at-a-glance table"
+@pytest.mark.parametrize("review", REVIEWS, ids=lambda p: p.parent.name)
+def test_review_pages_quote_the_chapters(site, review):
+    rows = list(table_rows(review))
+    assert len(rows) >= 8, f"{review} has no table of results"
     cache = {}
     stale = []
     for doc, measured in rows:
-        chapter = (overview.parent / f"{doc}.md").resolve()
-        if overview.parent.name in GLUED:
+        chapter = (review.parent / f"{doc}.md").resolve()
+        if review.parent.name in GLUED:
             refs, rest = glued_references(measured)
             if chapter not in cache:
                 cache[chapter] = glued_texts(chapter)
             stale += [f"{doc}: {msg}" for msg in misglued(doc, refs, rest, cache[chapter])]
             continue
         figures = list(quoted_figures(measured))
-        assert figures, f"{overview.name}: the row for {doc} quotes no measured figure"
-        if overview.parent.name in SETTINGS_REQUIRED:
+        assert figures, f"{review.name}: the row for {doc} quotes no measured figure"
+        if review.parent.name in SETTINGS_REQUIRED:
             assert any(setting for setting, _ in figures), \
-                f"{overview.name}: the row for {doc} names no setting (a code span ending with ':')"
+                f"{review.name}: the row for {doc} names no setting (a measured span ending with ':')"
         if chapter not in cache:
             cache[chapter] = printed_text(chapter)
         stale += [f"{doc}: {msg}" for msg in misquoted(figures, cache[chapter])]
@@ -157,6 +161,8 @@ def test_a_part_one_row_with_a_typed_bare_or_foreign_figure_is_caught():
     assert misglued("03_gap", *glued_references(row), glued) == []
     assert misglued("03_gap", *glued_references("median `0.47`"), glued) == [
         "pastes no glued figure", "types figures outside glued texts and maths: 'median `0.47`'"]
+    assert "quotes figures by hand ({measured}) instead of pasting glued texts" in misglued(
+        "03_gap", *glued_references("median {measured}`0.47`"), glued)
     assert misglued("03_gap", *glued_references("{glue:text}`03_gap.md::bare`"), glued) == [
         "'bare' = '0.47' does not open with its setting", "'bare' = '0.47' carries no interval"]
     assert misglued("04_two_neurons", *glued_references("{glue:text}`03_gap.md::A1`"), glued) == [
@@ -168,17 +174,18 @@ def test_a_figure_quoted_under_the_wrong_setting_is_caught():
     printed = ("(p, p*) = (4, 2), γ/p = 0.02: plateau norm from the ODE 0.6847, root 0.6847\n"
                "(p, p*) = (4, 4), γ/p = 0.1: median over 24 runs of the mean Tr Q/p: "
                "SGD 0.7353 [0.7282, 0.7407]; root 0.7270\n")
-    right = ("`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`; `(p, p*) = (4, 4), γ/p = 0.1:` "
-             "SGD `0.7353 [0.7282, 0.7407]`")
-    wrong = "`(p, p*) = (4, 2), γ/p = 0.02:` root `0.6847`, SGD `0.7353 [0.7282, 0.7407]`"
+    m = "{measured}"
+    right = (f"{m}`(p, p*) = (4, 2), γ/p = 0.02:` root {m}`0.6847`; {m}`(p, p*) = (4, 4), γ/p = 0.1:` "
+             f"SGD {m}`0.7353 [0.7282, 0.7407]`")
+    wrong = f"{m}`(p, p*) = (4, 2), γ/p = 0.02:` root {m}`0.6847`, SGD {m}`0.7353 [0.7282, 0.7407]`"
     assert misquoted(quoted_figures(right), printed) == []
     assert misquoted(quoted_figures(wrong), printed) == [
         "'0.7353 [0.7282, 0.7407]' is not printed on a line with its setting "
         "'(p, p*) = (4, 2), γ/p = 0.02:'"]
     # a figure quoted with an interval other than the printed one is caught too
-    assert misquoted(quoted_figures("`(p, p*) = (4, 4), γ/p = 0.1:` SGD `0.7353 [0.72, 0.74]`"),
+    assert misquoted(quoted_figures(f"{m}`(p, p*) = (4, 4), γ/p = 0.1:` SGD {m}`0.7353 [0.72, 0.74]`"),
                      printed) != []
     # without a setting only the number is checked, as before
-    assert misquoted(quoted_figures("SGD `0.7270`, missing `0.1234`"), printed) == [
+    assert misquoted(quoted_figures(f"SGD {m}`0.7270`, missing {m}`0.1234`"), printed) == [
         "'0.1234' is not printed"]
 
