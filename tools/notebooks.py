@@ -200,7 +200,7 @@ def _render_directive(name: str, arg: str, options: dict, body: str, ctx: _Conte
     # the teaching blocks (tools/sphinx_teaching.py): the evidence under a heading, which
     # JupyterLab and Colab fold; a Think prompt quoted, its answer collapsed after it
     if name == "evidence-start":
-        return f"#### Evidence: {arg}\n"
+        return f"#### Evidence: {_ROLE.sub(lambda m: _render_role(m, ctx), arg)}\n"
     if name == "evidence-end":
         return ""
     if name == "answer":
@@ -208,6 +208,7 @@ def _render_directive(name: str, arg: str, options: dict, body: str, ctx: _Conte
     if name == "think":
         question, _, answer = body.partition("<details><summary><b>Answer</b></summary>")
         answer = f"\n<details><summary><b>Answer</b></summary>{answer}" if answer else ""
+        arg = _ROLE.sub(lambda m: _render_role(m, ctx), arg)
         return _quote(f"**Think: {arg}**\n\n{question}") + "\n" + answer
     return body + "\n"
 
