@@ -1,11 +1,11 @@
 """The book's helpers: what a chapter uses around the solvers, and nothing of the science.
 
-* :mod:`ibcore.book.style` -- the house plot style (applied when this package is imported),
+* ``ibcore.book.style`` -- the house plot style (applied when this package is imported),
   the palette and legend placement;
-* :mod:`ibcore.book.explorer` -- explorers, live in a kernel and precomputed on the site;
-* :mod:`ibcore.book.glue` -- computed numbers, tables and figures pasted into the page;
-* :mod:`ibcore.book.numbers` -- numbers rounded for the prose, with their interval for the evidence;
-* :mod:`ibcore.book.figure_report` -- the legibility and legend checks run on every figure.
+* ``ibcore.book.explorer`` -- explorers, live in a kernel and precomputed on the site;
+* ``ibcore.book.glue`` -- computed numbers, tables and figures pasted into the page;
+* ``ibcore.book.numbers`` -- numbers rounded for the prose, with their interval for the evidence;
+* ``ibcore.book.figure_report`` -- the legibility and legend checks run on every figure.
 
 A chapter imports what it uses::
 
@@ -17,6 +17,6 @@ from .numbers import Estimate, glue_estimate, rounded
 from .style import COLORS, PALETTE, legend_outside, slope_triangle, use_house_style
 
 __all__ = ["explorer", "glue", "glue_text", "glue_figure", "show", "glue_estimate", "rounded",
-           "Estimate", "PALETTE", "COLORS", "legend_outside", "slope_triangle", "use_house_style"]
+           "Estimate", "PALETTE", "COLORS", "legend_outside", "slope_triangle"]
 
 use_house_style()

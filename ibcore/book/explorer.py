@@ -269,7 +269,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         Slider labels per parameter name (default: the name).
     static : bool, optional
         Force static frames (True) or a live kernel-driven widget (False);
-        ``None`` follows :func:`static_mode`. Static frames need ipywidgets 8:
+        ``None`` follows ``static_mode()``. Static frames need ipywidgets 8:
         under ipywidgets 7 (Colab) the explorer is live, with a warning.
     dpi : int
         Display resolution of the frames (pixels per inch of the figure's size);

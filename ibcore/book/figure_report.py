@@ -5,7 +5,7 @@
 IPython extension (``tools/ipython_kernel_config.py``), which checks every figure a
 chapter displays with :func:`legend_overlaps` and appends what it finds to that file,
 one JSON line per figure (the explorers' frames are checked where they are drawn,
-in :mod:`ibcore.book.explorer`). ``tests/test_figures.py`` fails on any overlap.
+in ``ibcore.book.explorer``). ``tests/test_figures.py`` fails on any overlap.
 Readers' kernels never load it.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["legend_overlaps", "report_figure", "watch_displayed_figures", "load_
 def load_ipython_extension(shell) -> None:
     """Check every figure the kernel displays, from the next cell on.
 
-    Installed before each cell runs, since :func:`~ibcore.book.style.use_house_style`
+    Installed before each cell runs, since ``use_house_style``
     (a chapter's first cell) sets the PNG formatter of figures afresh.
     """
     shell.events.register("pre_run_cell", lambda *args: watch_displayed_figures(shell))

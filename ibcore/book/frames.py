@@ -1,6 +1,6 @@
 """How an explorer draws and renders its frames: one figure reused, laid out once, PNGs of 256 colours.
 
-See :mod:`ibcore.book.explorer` for what an explorer is; this module is its rendering.
+See ``ibcore.book.explorer`` for what an explorer is; this module is its rendering.
 """
 from __future__ import annotations
 

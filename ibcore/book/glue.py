@@ -55,8 +55,9 @@ class GluedText:
     """A text to glue: the same string as Markdown and as plain text (no quotes, no repr).
 
     The plain text is what ``{glue:text}`` pastes, also from another page
-    (``{glue:text}`chapter.md::name```, the overviews); the Markdown is what ``{glue:md}``
-    renders, maths included.
+    (``{glue:text}`chapter.md::name```, the review pages); the Markdown is what ``{glue:md}``
+    renders. Maths in it (``$b_0$``) is typeset only when pasted as MyST,
+    ``{glue:md}`name:myst```: the role reads plain CommonMark otherwise.
     """
 
     def __init__(self, text: str):
@@ -70,7 +71,8 @@ class GluedText:
 
 
 def glue_text(name: str, text: str) -> None:
-    """Glue a text for the prose: ``{glue:md}`name``` renders it inline (no quotes).
+    """Glue a text for the prose: ``{glue:md}`name``` renders it inline (no quotes), and
+    ``{glue:md}`name:myst``` with its maths typeset.
 
     Another page pastes it with ``{glue:text}`path/to/chapter.md::name``` (Sphinx resolves
     such cross-page references after every chapter has executed).
@@ -83,7 +85,7 @@ def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
 
     The image keeps its aspect ratio at any width (``max-width: 100%; height: auto``). The
     figure is closed. Under ``$IBCORE_FIGURE_REPORT`` it is checked for legends over data,
-    as every figure of the book is (:func:`ibcore.book.figure_report.report_figure`).
+    as every figure of the book is (``ibcore.book.figure_report.report_figure``).
     """
     import base64
     import io
@@ -126,7 +128,7 @@ def glue_figure(name: str, fig, *, alt: str, caption: str = "", dpi: int = 200) 
     """Glue ``fig`` for another page: an image with its alt text and caption, as HTML.
 
     myst-nb pastes an image glued from another document without its alt text; glued as HTML
-    (:func:`figure_html`) it keeps both. A page shows it with::
+    (``figure_html``) it keeps both. A page shows it with::
 
         ```{glue} name
         :doc: chapter.md

@@ -1,6 +1,6 @@
 """The book's one plot style.
 
-Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
+Importing ``ibcore.book`` applies it (``use_house_style``). The style
 
 * draws on an opaque white figure, so that plots stay readable in the
   theme's dark mode (the theme shows images on their own background);
@@ -12,7 +12,7 @@ Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
   high-density screens without the weight of an SVG of many points.
 
 :func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
-under the figure. (:mod:`ibcore.book.figure_report` checks every figure of the book for
+under the figure. (``ibcore.book.figure_report`` checks every figure of the book for
 legends over data and for lettering too small to read.)
 """
 from __future__ import annotations
