@@ -10,12 +10,16 @@ wrapped code lines keep their indentation, wide equations and tables shrink to t
 and only short blocks refuse to break across pages. A page whose script raises or logs an
 error stops the print with the page's name and the error: it may be half prepared.
 
-The PDF is bound as a book: a title page, a contents page whose entries link to the pages
-they name, every page numbered at its foot (the PDF viewer's page number), an outline
-(bookmarks) by part and page, and links between pages of the book that jump within the
-PDF. Figures are printed at 200 dpi in at most 256 colours (the site's are 2x retina PNGs,
-about 250 dpi on the page), and boxes without their shadows, which Chromium prints as bitmaps. A copy is written into the site, ``<site>/pdf/<name>.pdf``, where the sidebar links
-to it; beside the PDF, ``<name>.json`` records where each page of the book starts.
+The PDF is bound as a book: a cover (the book's title, the two papers it reproduces, its
+authors, the edition and the date of the commit it was built from), a contents page whose
+entries link to the pages they name, every page numbered at its foot (the PDF viewer's page
+number), an outline (bookmarks) by part and page, and links between pages of the book that
+jump within the PDF. The library reference (``book/reference``, ibcore's docstrings, a third
+of the pages) is left out: the contents say where it is. Figures are printed at 200 dpi in at
+most 256 colours (the site's are 2x retina PNGs, about 250 dpi on the page), and boxes
+without their shadows, which Chromium prints as bitmaps. A copy is written into the site,
+``<site>/pdf/<name>.pdf``, where the sidebar links to it; beside the PDF, ``<name>.json``
+records where each page of the book starts.
 
 Usage::
 
@@ -25,10 +29,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import datetime
 import html
 import io
 import json
+import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,6 +55,14 @@ PRINT_WIDTH = round((210 - MARGIN_MM["left"] - MARGIN_MM["right"]) * CSS_PX_PER_
 PRINT_HEIGHT = round((297 - MARGIN_MM["top"] - MARGIN_MM["bottom"]) * CSS_PX_PER_MM)
 # figures printed 178 mm wide at most: 1400 pixels is 200 dpi
 FIGURE_MAX_PIXELS = 1400
+
+# The library reference: ibcore's docstrings, for a reader at a keyboard (108 of the 359 pages
+# it took in print). Online only; the contents say so where it would be.
+ONLINE_ONLY = "book/reference/"
+ONLINE_ONLY_NOTE = ("on the website only: ibcore's functions and their docstrings "
+                    "(in a notebook, help(name) prints the same text)")
+# the papers the book reproduces, named on the cover (keys of references.bib)
+PAPERS = ("lai2026relu", "bocchi2026escape")
 
 # Links are printed as URLs under this prefix, then rewritten into jumps within the PDF:
 # LINK + "page/<n>" (the contents) and LINK + "doc/<file>" (a link to another page of the book).
@@ -82,36 +97,96 @@ def toc_entries(root: Path = nbtools.ROOT) -> list[dict]:
     return entries
 
 
-def _front_matter(title: str, edition: str, contents: list[tuple[str | None, str, int]]) -> str:
+def printed_entries(root: Path = nbtools.ROOT) -> list[dict]:
+    """The pages of the print edition: the book's but the library reference."""
+    return [entry for entry in toc_entries(root) if not entry["file"].startswith(ONLINE_ONLY)]
+
+
+def reproduced_papers(root: Path = nbtools.ROOT) -> list[dict]:
+    """The papers the book reproduces, from references.bib: authors' surnames as the book names
+    them ("Lai, Wang, Tao & Muthukumar"), title and where it appeared."""
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(root / "references.bib")).entries
+    papers = []
+    for key in PAPERS:
+        fields = entries[key].fields
+        names = [" ".join(person.last_names) for person in entries[key].persons["author"]]
+        venue = re.search(r"\(([^)]+)\)\s*$", fields.get("booktitle", ""))
+        where = (f"{venue.group(1)} {fields['year']}" if venue
+                 else f"arXiv:{fields['eprint']}, {fields['year']}" if "eprint" in fields
+                 else f"{fields.get('booktitle') or fields.get('journal', '')} {fields['year']}".strip())
+        papers.append({"authors": ", ".join(names[:-1]) + " & " + names[-1] if len(names) > 1 else names[0],
+                       "title": re.sub(r"[{}]", "", fields["title"]), "where": where})
+    return papers
+
+
+def edition_date(root: Path = nbtools.ROOT) -> str:
+    """The date of the commit the book is printed from, with its hash ("4 December 2026 (commit
+    208380b)"): the same for every print of a commit; today's date outside a git checkout."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+
+    try:
+        day, commit = git("log", "-1", "--format=%cs %h").stdout.split()
+        changed = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        today = datetime.date.today()
+        return f"{today.day} {today:%B %Y}"
+    date = datetime.date.fromisoformat(day)
+    return f"{date.day} {date:%B %Y} (commit {commit}" + (", with local changes)" if changed else ")")
+
+
+def _front_matter(title: str, edition: str, contents: list[tuple], *, root: Path = nbtools.ROOT) -> str:
+    """The cover and the contents: ``contents`` holds ``(part, heading, first page or None,
+    note)`` rows."""
+    config = nbtools.load_config(root)
     rows, part = [], object()
-    for caption, heading, first_page in contents:
+    for caption, heading, first_page, note in contents:
         if caption != part and caption:
             rows.append(f'<tr class="part"><td colspan="2">{html.escape(caption)}</td></tr>')
         part = caption
+        if first_page is None:
+            rows.append(f'<tr class="note"><td colspan="2">{html.escape(note)}</td></tr>')
+            continue
         target = f"{LINK}page/{first_page}"
         rows.append(f'<tr><td><a href="{target}">{html.escape(heading)}</a></td>'
                     f'<td class="page"><a href="{target}">{first_page}</a></td></tr>')
-    note = ("Instructor edition: exercises with their solutions." if edition == "instructor"
-            else "Student edition: exercises without solutions.")
+    papers = "".join(f'<p class="paper"><em>{html.escape(p["title"])}</em><br>'
+                     f'{html.escape(p["authors"])} · {html.escape(p["where"])}</p>' for p in reproduced_papers(root))
+    note = ("Instructor edition: exercises with their solutions" if edition == "instructor"
+            else "Student edition: exercises without solutions")
+    book = title.removesuffix(nbtools.STUDENT_TITLE_SUFFIX)
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
   body {{ font-family: sans-serif; color: #222; }}
-  .title {{ height: 230mm; display: flex; flex-direction: column; justify-content: center; break-after: page; }}
-  .title h1 {{ font-size: 30pt; margin: 0 0 6mm; }} .title p {{ font-size: 13pt; }}
+  .cover {{ height: 255mm; display: flex; flex-direction: column; break-after: page; }}
+  .cover h1 {{ font-size: 32pt; margin: 45mm 0 5mm; }}
+  .cover .subtitle {{ font-size: 14pt; margin: 0 0 8mm; color: #444; }}
+  .cover .authors {{ font-size: 13pt; margin: 0 0 28mm; }}
+  .cover .label {{ font-size: 10pt; text-transform: uppercase; letter-spacing: 0.08em; color: #666; margin: 0 0 3mm; }}
+  .cover .paper {{ font-size: 11.5pt; margin: 0 0 5mm; line-height: 1.45; }}
+  .cover .foot {{ margin-top: auto; border-top: 1px solid #999; padding-top: 4mm; font-size: 11pt; }}
+  .cover .foot p {{ margin: 0 0 1.5mm; }}
   table {{ width: 100%; border-collapse: collapse; font-size: 11pt; }}
   td {{ padding: 1.2mm 0; }} td.page {{ text-align: right; }}
   tr.part td {{ font-weight: bold; padding-top: 5mm; }}
+  tr.note td {{ font-style: italic; color: #444; }}
   a {{ color: inherit; text-decoration: none; }}
 </style></head><body>
-<div class="title"><h1>{html.escape(title)}</h1>
-<p>Executable tutorials reproducing two 2026 papers on the implicit bias of gradient methods.</p>
-<p>{note} Printed from the website built on {time.strftime('%Y-%m-%d')}; the explorers appear as their
-default frame.</p></div>
+<div class="cover">
+<h1>{html.escape(book)}</h1>
+<p class="subtitle">Executable tutorials on the implicit bias of gradient methods</p>
+<p class="authors">{html.escape(config["author"])}</p>
+<p class="label">Reproduced from</p>
+{papers}
+<div class="foot"><p>{note}; the explorers appear as their default frame.</p>
+<p>{html.escape(edition_date(root))}</p></div></div>
 <h2>Contents</h2><table>{''.join(rows)}</table></body></html>"""
 
 
 def _page_numbers(count: int) -> str:
-    """``count`` A4 pages, each with its number at its foot (the first, the title page, blank)."""
+    """``count`` A4 pages, each with its number at its foot (the first, the cover, blank)."""
     pages = "".join(f'<div class="p"><span>{n if n > 1 else ""}</span></div>' for n in range(1, count + 1))
     return f"""<!doctype html><html><head><meta charset="utf-8"><style>
   @page {{ size: A4; margin: 0; }} body {{ margin: 0; }}
@@ -165,7 +240,8 @@ def _link_targets(writer, first_pages: dict[str, int]) -> int:
 
 
 def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
-    """Print every page of ``site`` (built for ``edition``) into ``out_dir/<name>.pdf``; return its path."""
+    """Print the pages of ``site`` (built for ``edition``) into ``out_dir/<name>.pdf``, all but the
+    library reference, whose place a line of the contents takes; return its path."""
     from pypdf import PdfReader, PdfWriter
 
     site, out_dir = Path(site).resolve(), Path(out_dir)
@@ -179,7 +255,7 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         page.route("**/_images/*.png", _shrink_figure)
         errors = br.script_errors(page)  # a script that fails may leave its page half prepared
         start = time.perf_counter()
-        for entry in toc_entries():
+        for entry in printed_entries():
             br.load(page, f"{base}/{entry['file']}.html")
             heading = page.evaluate(PREPARE_JS, [base, LINK, PRINT_HEIGHT])
             if errors:
@@ -187,12 +263,16 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
             printed.append((entry, heading, page.pdf(**PAPER)))
         log(f"  printed {len(printed)} pages of the site in {time.perf_counter() - start:.0f} s")
         readers = [PdfReader(io.BytesIO(data)) for _, _, data in printed]
-        # the front matter: a title page and a contents page (whose length is known once laid out)
+        # the front matter: a cover and the contents (whose length is known once laid out)
+        toc = toc_entries()
+        online = next(i for i, entry in enumerate(toc) if entry["file"].startswith(ONLINE_ONLY))
         front_pages = 2
-        for _ in range(2):
+        for _ in range(3):
             first, contents = front_pages + 1, []
             for (entry, heading, _), reader in zip(printed, readers):
-                contents.append((entry["part"], heading, first))
+                if toc.index(entry) > online and not any(row[2] is None for row in contents):
+                    contents.append((toc[online]["part"], None, None, ONLINE_ONLY_NOTE))  # its place
+                contents.append((entry["part"], heading, first, None))
                 first += len(reader.pages)
             page.set_content(_front_matter(title, edition, contents))
             front = PdfReader(io.BytesIO(page.pdf(**PAPER)))
@@ -231,8 +311,8 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
     with out.open("wb") as fh:
         writer.write(fh)
     # where each page starts, for the tests (1-based PDF page numbers)
-    starts = [{"file": entry["file"], "title": heading, "first_page": start}
-              for (entry, heading, _), (_, _, start) in zip(printed, contents)]
+    starts = [{"file": entry["file"], "title": heading, "first_page": first_pages[entry["file"]] + 1}
+              for entry, heading, _ in printed]
     out.with_suffix(".json").write_text(json.dumps({"edition": edition, "pages": starts}, indent=1) + "\n")
     in_site = site / "pdf" / out.name
     in_site.parent.mkdir(exist_ok=True)

@@ -1,13 +1,15 @@
 """The print edition (``make pdf``, ``make pdf-student``), read back with poppler's pdftotext.
 
-Every page of the book is there under its title, the mathematics is typeset (no raw TeX
-outside code), every figure and explorer frame is printed, the instructor PDF shows the
-solutions and the student PDF none of them. Runs when ``IB_PDF`` names the folder of the
+Every page of the book but the library reference is there under its title, the mathematics
+is typeset (no raw TeX outside code), every figure and explorer frame is printed, the
+instructor PDF shows the solutions and the student PDF none of them. The cover names the
+book, the papers it reproduces, its authors and the commit's date. Runs when ``IB_PDF`` names the folder of the
 PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
 ``IB_STUDENT_SITE``.
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import html as htmllib
@@ -22,9 +24,12 @@ import jupytext
 import pytest
 
 from tools import notebooks as nbtools
+from tools import pdf as printer
 from tools.sphinx_editions import pdf_name
 
 ROOT = nbtools.ROOT
+# the pages of the print edition (the library reference is left out)
+PRINTED = [ROOT / f"{entry['file']}.md" for entry in printer.printed_entries()]
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\norm|\\\(|\\\[")
 
 
@@ -108,10 +113,10 @@ def solutions(site: Path, md: Path) -> list[str]:
 def test_every_page_of_the_book_is_printed_under_its_title(edition):
     path = _pdf(edition)
     text = squash("\n".join(pages_text(path)))
-    missing = [md_title(md) for md in nbtools.toc_files() if squash(md_title(md)) not in text]
+    missing = [md_title(md) for md in PRINTED if squash(md_title(md)) not in text]
     assert not missing, f"{path.name}: titles missing: {missing}"
     found = ranges(path)
-    for md in nbtools.toc_files():
+    for md in PRINTED:
         first, last = found[md.relative_to(ROOT).with_suffix("").as_posix()]
         assert last > first, f"{md}: no page printed"
         assert squash(md_title(md)) in squash(pages_text(path)[first]), f"{md}: its first page lacks its title"
@@ -225,7 +230,7 @@ def test_pages_carry_their_number_at_the_foot(edition):
     wrong = [f"page {n}: {foot or 'nothing'} at its foot" for n, foot in enumerate(feet, start=1)
              if n > 1 and foot != [str(n)]]
     assert not wrong, f"{path.name}: {len(wrong)} pages without their number at the foot:\n" + "\n".join(wrong[:10])
-    assert not feet[0], "the title page carries no number"
+    assert not feet[0], "the cover carries no number"
 
 
 def _link_targets(path: Path) -> dict[int, set[int]]:
@@ -305,3 +310,47 @@ def test_few_pages_end_half_empty(edition):
     print(f"\n{path.name}: {total} pages, {path.stat().st_size / 1e6:.1f} MB; {len(half)} end above "
           f"{HALF_EMPTY:.0%} of their height, {len(others)} of them inside a page of the book: {others}")
     assert len(others) <= total / 20, f"{path.name}: half-empty pages inside the book's pages: {others}"
+
+
+# ---------------------------------------------------------------- front matter and what is left out
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_the_cover_names_the_book_the_papers_it_reproduces_and_the_commits_date(edition):
+    path = _pdf(edition)
+    cover = pages_text(path)[0]
+    config = nbtools.load_config()
+    assert squash(config["title"]) in squash(cover), "the book's title is not on the cover"
+    assert squash(config["author"]) in squash(cover), "the book's authors are not on the cover"
+    # the papers' authors are named as the source of the book, after it, not as its authors
+    source = squash(cover).lower().find("reproduced from")
+    assert 0 <= squash(cover).find(squash(config["author"])) < source, "no 'Reproduced from' after the authors"
+    for authors in ("Lai, Wang, Tao & Muthukumar", "Bocchi, Regimbeau, Lucibello, Saglietti & Cammarota"):
+        assert squash(cover).find(authors) > source, f"the cover does not name {authors} as its source"
+    for paper in printer.reproduced_papers():  # pdftotext splits a hyphenated word: compare letters
+        assert letters(paper["title"]) in letters(cover), f"the cover lacks the title {paper['title']!r}"
+    assert ("Instructor edition" if edition == "instructor" else "Student edition") in cover
+    # the date is the commit's, whichever commit the PDF was printed from (deterministic for it)
+    match = re.search(r"(\d{1,2} [A-Z][a-z]+ \d{4}) \(commit ([0-9a-f]{7,})", squash(cover))
+    assert match, f"no date and commit on the cover: {squash(cover)[-200:]}"
+    day = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%cs", match[2]],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    date = datetime.date.fromisoformat(day)
+    assert match[1] == f"{date.day} {date:%B %Y}", f"the cover's date {match[1]} is not commit {match[2]}'s, {day}"
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_the_library_reference_is_left_out_and_the_contents_say_where_it_is(edition):
+    path = _pdf(edition)
+    reference = [md for md in nbtools.toc_files() if md.relative_to(ROOT).as_posix().startswith(printer.ONLINE_ONLY)]
+    assert reference, "the library reference is not where tools/pdf.py looks for it"
+    printed = {p["file"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]}
+    assert printed == {md.relative_to(ROOT).with_suffix("").as_posix() for md in PRINTED}
+    starts = [p["first_page"] - 1 for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
+    book = squash("\n".join(pages_text(path)[starts[0]:]))
+    index = next(md for md in reference if md.name == "index.md")
+    found = [md_title(md) for md in reference if md != index and squash(md_title(md)) in book]
+    assert not found, f"{path.name}: pages of the library reference printed: {found}"
+    # its opening sentence and its conventions paragraph
+    assert "is the small library behind every chapter" not in book
+    contents = squash("\n".join(pages_text(path)[1:starts[0]]))
+    assert squash(f"{md_title(index)} {printer.ONLINE_ONLY_NOTE}") in contents, \
+        "the contents do not say where the library reference is"
