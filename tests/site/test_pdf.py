@@ -3,9 +3,9 @@
 Every page of the book but the library reference is there under its title, the mathematics
 is typeset (no raw TeX outside code), every figure and explorer frame is printed, the
 instructor PDF shows the solutions and the student PDF none of them. The cover names the
-book, the papers it reproduces, its authors and the commit's date. Runs when ``IB_PDF`` names the folder of the
-PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
-``IB_STUDENT_SITE``.
+book, the papers it reproduces, its authors and the commit's date; cross-references carry
+the page they jump to. Runs when ``IB_PDF`` names the folder of the PDFs (``make pdf-check`` sets
+it); the sites they were printed from are ``IB_SITE`` and ``IB_STUDENT_SITE``.
 """
 from __future__ import annotations
 
@@ -178,8 +178,9 @@ def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site)
 
 def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
     instructor, student = _pdf("instructor"), _pdf("student")
-    i_text = letters("\n".join(pages_text(instructor, raw=True)))
-    s_text = letters("\n".join(pages_text(student, raw=True)))
+    # (a reference in a solution carries a page number in print, not on the site)
+    i_text = letters(without_page("\n".join(pages_text(instructor, raw=True))))
+    s_text = letters(without_page("\n".join(pages_text(student, raw=True))))
     samples = [s for md in nbtools.chapters() for s in solutions(site, md)]
     assert len(samples) >= len(nbtools.chapters()), "too few solution texts to compare"
     missing = [s for s in samples if letters(s) not in i_text]
@@ -354,3 +355,108 @@ def test_the_library_reference_is_left_out_and_the_contents_say_where_it_is(edit
     contents = squash("\n".join(pages_text(path)[1:starts[0]]))
     assert squash(f"{md_title(index)} {printer.ONLINE_ONLY_NOTE}") in contents, \
         "the contents do not say where the library reference is"
+
+
+# ---------------------------------------------------------------- page numbers of cross-references
+def _jumps(path: Path) -> list[dict]:
+    """Every link of the PDF that jumps within it: the 0-based page it is on and the page it
+    jumps to, its text (the words inside its rectangles), and the page where it ends.
+    Consecutive rectangles that jump to the same page are one link until a page number ends
+    it (a link that wraps has one rectangle per line, and may go on on the next page)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    index = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages)}
+    out = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    word = re.compile(r'<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)</word>')
+    words = [[(*map(float, w[:4]), htmllib.unescape(w[4])) for w in word.findall(page)]
+             for page in out.split("<page ")[1:]]
+    jumps: list[dict] = []
+    for i, page in enumerate(reader.pages):
+        height = float(page.mediabox.height)
+        first = True
+        for annot in page.get("/Annots", []):
+            annot = annot.get_object()
+            if annot.get("/Subtype") != "/Link" or annot.get("/Dest") is None:
+                continue
+            target = index[annot["/Dest"][0].idnum]
+            x0, y0, x1, y1 = map(float, annot["/Rect"])
+            top, bottom = height - y1, height - y0
+            # the words of the line the rectangle covers most (a tall line's rectangle reaches
+            # into the next one)
+            overlap = [(min(bottom, b) - max(top, t), w) for left, t, right, b, w in words[i]
+                       if x0 - 1 <= (left + right) / 2 <= x1 + 1 and min(bottom, b) > max(top, t)]
+            most = max((o for o, _ in overlap), default=0)
+            text = " ".join(w for o, w in overlap if o >= 0.6 * most)
+            last = jumps[-1] if jumps else None
+            # the same link: its next piece on the line (a page number is a piece of its own), or
+            # its next line, or its first line on the next page, until a page number ends it
+            if last and last["target"] == target and (
+                    last["end"] == i and abs(last["box"][1] - top) < 2 and abs(last["box"][2] - x0) < 2
+                    or not PAGE_LABEL.search(last["text"]) and (last["end"] == i or first and last["end"] == i - 1)):
+                last.update(text=f"{last['text']} {text}".strip(), end=i, box=(x0, top, x1))
+            else:
+                jumps.append({"page": i, "end": i, "target": target, "text": text, "box": (x0, top, x1)})
+            first = False
+    return jumps
+
+
+PAGE_LABEL = re.compile(r"\bp\.\s(\d+)\)")
+# a numbered place that a link names: "(I.3.1)", "(P.1)", "Theorem II.3.1", "Fig. I.2.1"
+PLACE = re.compile(r"\((?:[IVP]+\.)\d+(?:\.\d+)*\)|\b(?:Theorem|Proposition|Lemma|Conjecture|Corollary|"
+                   r"Definition|Fig\.|Figure|Table|Exercise)\s(?:[IVP]+\.)?\d+(?:\.\d+)*")
+
+
+def without_page(text: str) -> str:
+    """A link's text without the page number the print adds to it."""
+    return squash(re.sub(r"\s*\(p\.\s\d+\)", "", re.sub(r",\s*p\.\s\d+\)", ")", text)))
+
+
+def glossary_terms(site: Path) -> set[str]:
+    """The texts of the links to glossary terms (which carry no page number)."""
+    return {squash(htmllib.unescape(re.sub(r"<[^>]+>", "", t))) for md in PRINTED
+            for t in re.findall(r'<span class="xref std std-term">(.*?)</span>',
+                                (site / md.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_cross_references_carry_the_page_they_jump_to(edition, site, student_site):
+    """Every link of the book to a place on another page names that page ("(p. 57)", or
+    "(I.3.1, p. 57)"), and the number is the page it jumps to, where the place is: a page's
+    title starts it, an equation's number or a theorem's name is on it. Citations and
+    glossary terms carry none."""
+    path = _pdf(edition)
+    pages = json.loads(path.with_suffix(".json").read_text())["pages"]
+    bibliography = ranges(path)["book/bibliography"]
+    terms = glossary_terms(site if edition == "instructor" else student_site)
+    titles = {letters(p["title"]): p["first_page"] - 1 for p in pages}
+    jumps = [j for j in _jumps(path) if j["page"] >= pages[0]["first_page"] - 1]  # not the contents
+    wrong, missing, misplaced, labelled, to_titles, to_places = [], [], [], 0, 0, 0
+    for jump in jumps:
+        numbers = PAGE_LABEL.findall(jump["text"])
+        where = f"page {jump['end'] + 1}: {jump['text'][:90]!r} jumps to page {jump['target'] + 1}"
+        name = without_page(jump["text"])
+        if not numbers:
+            if (jump["target"] != jump["end"] and jump["end"] == jump["page"]
+                    and not bibliography[0] <= jump["target"] < bibliography[1]
+                    and name.strip(" .,;:()") not in terms):
+                missing.append(where)
+            continue
+        labelled += 1
+        if int(numbers[-1]) != jump["target"] + 1:
+            wrong.append(where)
+        if letters(name) in titles:
+            to_titles += 1
+            if jump["target"] != titles[letters(name)]:
+                misplaced.append(f"{where}, not to that page's start")
+        elif place := PLACE.search(name):
+            to_places += 1
+            if place[0] not in squash(pages_text(path)[jump["target"]]):
+                misplaced.append(f"{where}, which does not show {place[0]}")
+    print(f"\n{path.name}: {len(jumps)} links within the book, {labelled} with a page number: "
+          f"{to_titles} to a page's start, {to_places} to a numbered place")
+    assert to_titles >= 50 and to_places >= 30, f"{path.name}: too few cross-references carry a page number"
+    assert not wrong, f"{path.name}: page numbers that are not the page jumped to:\n" + "\n".join(wrong[:10])
+    assert not missing, f"{path.name}: links to another page without its number:\n" + "\n".join(missing[:10])
+    assert not misplaced, f"{path.name}: links that do not lead to what they name:\n" + "\n".join(misplaced[:10])
