@@ -5,9 +5,10 @@ need a TeX distribution; Chromium prints exactly what the website shows, with Ma
 mathematics, the theorem boxes, the figures and the bibliography. The site's print style
 sheet (``_static/ib-site.css``) leaves out the navigation, opens every solution of the
 edition and shows each explorer as its default frame under its caption; its script
-(``_static/ib-layout.js``, ``ibPrint.prepare``) runs on the page laid out for print first:
-wrapped code lines keep their indentation, wide equations and tables shrink to the page, and
-only short blocks refuse to break across pages. A page whose script raises or logs an error stops the print with the page's name and
+(``_static/ib-layout.js``, ``ibPrint``) runs on the page laid out for print first: each
+chapter's evidence moves to the chapter's end, wrapped code lines keep their indentation,
+wide equations and tables shrink to the page, and only short blocks refuse to break across
+pages. A page whose script raises or logs an error stops the print with the page's name and
 the error: it may be half prepared.
 
 The PDF is bound as a book: a cover (the book's title, the two papers it reproduces, its
@@ -82,11 +83,12 @@ PLACEHOLDER = "000"
 # prints of the book at most, the first included, before the page numbers must have settled
 MAX_ROUNDS = 4
 
-# Rewrites the links of the article: a link
+# Gathers the evidence (ibPrint.gatherEvidence), then rewrites the links of the article: a link
 # to a place of the book in `files` gets a LINK + "ref/<k>" URL and, unless it is a citation or
 # a glossary term, an empty span for its page number; links to the loopback server otherwise
 # (the navigation, the library reference) are printed as plain text. Then ibPrint.prepare.
 PREPARE_JS = """({base, link, pageHeight, files}) => {
+  if (window.ibPrint) window.ibPrint.gatherEvidence();
   const article = document.querySelector('.bd-article') || document.body;
   const refs = [];
   for (const a of document.querySelectorAll('a[href]')) {

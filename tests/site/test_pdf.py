@@ -4,7 +4,8 @@ Every page of the book but the library reference is there under its title, the m
 is typeset (no raw TeX outside code), every figure and explorer frame is printed, the
 instructor PDF shows the solutions and the student PDF none of them. The cover names the
 book, the papers it reproduces, its authors and the commit's date; cross-references carry
-the page they jump to. Runs when ``IB_PDF`` names the folder of the PDFs (``make pdf-check`` sets
+the page they jump to; the teaching blocks print open, the evidence at the chapter's end in
+smaller type. Runs when ``IB_PDF`` names the folder of the PDFs (``make pdf-check`` sets
 it); the sites they were printed from are ``IB_SITE`` and ``IB_STUDENT_SITE``.
 """
 from __future__ import annotations
@@ -460,3 +461,92 @@ def test_cross_references_carry_the_page_they_jump_to(edition, site, student_sit
     assert not wrong, f"{path.name}: page numbers that are not the page jumped to:\n" + "\n".join(wrong[:10])
     assert not missing, f"{path.name}: links to another page without its number:\n" + "\n".join(missing[:10])
     assert not misplaced, f"{path.name}: links that do not lead to what they name:\n" + "\n".join(misplaced[:10])
+
+
+# ---------------------------------------------------------------- the teaching blocks in print
+TEACHING_RST = """Teaching blocks
+===============
+
+Teaching blocks in print
+------------------------
+
+The gap falls like one over the square root of d, storymarker for every size we tried.
+
+.. evidence-start:: the slope in d
+
+The fitted slope is evidencemarker -0.50 with interval [-0.53, -0.47] over 40 draws.
+
+.. code-block:: python
+
+   assert abs(slope + 0.5) < 0.05  # the paper's exponent
+
+.. evidence-end::
+
+.. think:: Will the gap grow or shrink with d?
+
+   Predict the slope questionmarker of the gap against d on a log-log plot.
+
+   .. answer::
+
+      It shrinks, answermarker with slope -1/2.
+"""
+
+
+def _teaching_section(folder: Path) -> str:
+    """The HTML of an evidence block and a Think prompt in a section, as tools/sphinx_teaching.py
+    writes them (a one-page Sphinx build)."""
+    from sphinx.application import Sphinx
+
+    (folder / "src").mkdir()
+    (folder / "src" / "conf.py").write_text('extensions = ["tools.sphinx_teaching"]\n')
+    (folder / "src" / "index.rst").write_text(TEACHING_RST)
+    app = Sphinx(str(folder / "src"), str(folder / "src"), str(folder / "out"), str(folder / "doctrees"),
+                 "html", status=None, warningiserror=True)
+    app.build()
+    page = (folder / "out" / "index.html").read_text(encoding="utf-8")
+    return re.search(r'<section id="teaching-blocks-in-print">.*?</section>', page, re.S)[0]
+
+
+def test_teaching_blocks_print_open_and_the_evidence_at_the_chapters_end(site, tmp_path):
+    """The prologue with an evidence block and a Think prompt in its first section, printed as
+    the print edition prints: the prompt and its answer in place, the evidence in smaller type
+    at the chapter's end, a line in its place that names its page, and a link back."""
+    if not os.environ.get("IB_PDF"):
+        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
+    name = "book/prologue/linear_min_norm"
+    printed = tmp_path / "site"
+    (printed / name).parent.mkdir(parents=True)
+    for item in site.iterdir():  # the site's assets as they are; the one page changed
+        if item.name not in ("book", "pdf"):
+            (printed / item.name).symlink_to(item)
+    for item in (site / name).parent.iterdir():
+        if item.name != f"{Path(name).name}.html":
+            (printed / name).parent.joinpath(item.name).symlink_to(item)
+    page = (site / f"{name}.html").read_text(encoding="utf-8")
+    opening = page.index("</p>", page.index("<h1")) + len("</p>")
+    (printed / f"{name}.html").write_text(page[:opening] + _teaching_section(tmp_path) + page[opening:],
+                                          encoding="utf-8")
+    path = printer.build("instructor", printed, tmp_path / "pdf", entries=[{"file": name, "part": None}],
+                         log=lambda *_: None)
+    texts = [squash(t) for t in pages_text(path)]
+
+    def page_of(text):
+        return next(n for n, t in enumerate(texts, start=1) if text in t)
+
+    story, question, answer = page_of("storymarker"), page_of("questionmarker"), page_of("answermarker")
+    assert answer in (question, question + 1), "the Think prompt's answer is not printed with it"
+    assert "Think: Will the gap grow or shrink with d?" in texts[question - 1] and "Answer" in texts[answer - 1]
+    stub = re.search(r"Evidence: the slope in d \(p\. (\d+)\)", texts[story - 1])
+    assert stub, f"no line names the evidence and its page where it was: {texts[story - 1][:300]}"
+    evidence = page_of("evidencemarker")
+    assert int(stub[1]) == evidence == _page_count(path), "the evidence is not at the chapter's end, on the page named"
+    assert evidence > story and "assert abs(slope + 0.5) < 0.05" in texts[evidence - 1]
+    assert f"For the section Teaching blocks in print (p. {story})" in texts[evidence - 1], "no link back"
+    assert texts[evidence - 1].index("Evidence: the slope in d") < texts[evidence - 1].index("evidencemarker")
+
+    out = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    heights = {w: float(bottom) - float(top) for top, bottom, w in
+               re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">(\w+marker)</word>', out)}
+    assert heights["evidencemarker"] < 0.92 * heights["storymarker"], f"the evidence is not in smaller type: {heights}"
+    assert heights["answermarker"] >= 0.95 * heights["storymarker"], f"the answer prints small: {heights}"
