@@ -132,8 +132,7 @@ student: site
 	  && $(BUILD) --config _build/student_config.yml --path-output _build/student_build >/dev/null \
 	  && rm -rf _build/student && mv _build/student_build/_build/html _build/student)
 
-# the print editions, printed from the built sites by Debian's chromium; the student edition
-# takes the instructor's printed pages that are the same (tools/pdf.py), when `pdf` ran first
+# the print editions, printed from the built sites by Debian's chromium (tools/pdf.py)
 pdf: site chromium
 	@$(call run,pdf,the instructor edition printed into _build/pdf,\
 	  $(BIN)/python -m tools.pdf instructor _build/html _build/pdf)
@@ -165,7 +164,7 @@ test: $(STAMP)
 # core that the build's serial Sphinx phase leaves idle.
 ifdef STAGED
 site-check pdf _build/launch/pins.ok launch-colab: | student
-# and the student PDF after the instructor's, whose printed pages it takes where they are the same
+# and the student PDF after the instructor's: one print at a time
 pdf-student: | pdf
 endif
 

@@ -6,7 +6,9 @@
 // 2. Print (window.ibPrint.prepare, run by tools/pdf.py and before a reader's Ctrl+P): the
 //    evidence and the answers to Think prompts open; code lines that wrap keep their
 //    indentation, wide equations and tables shrink to the page, and only blocks shorter
-//    than a third of a page refuse to break.
+//    than a third of a page refuse to break. The print edition alone also gathers each
+//    chapter's evidence at its end (ibPrint.gatherEvidence); a reader's Ctrl+P prints it in
+//    place.
 (function () {
   "use strict";
 
@@ -106,7 +108,51 @@
     });
   }
 
-  window.ibPrint = {prepare: prepare};
+  // The print edition (tools/pdf.py) moves a chapter's evidence to its end, where it reads as an
+  // appendix to the chapter: each block leaves in its place a line that names it and links to
+  // it, and opens with a link back to its section (the print adds the pages to both links).
+  function gatherEvidence() {
+    var blocks = document.querySelectorAll(".bd-article details.ib-evidence");
+    if (!blocks.length) return;
+    var end = document.createElement("section");
+    end.className = "ib-evidence-appendix";
+    end.id = "ib-evidence";
+    var heading = document.createElement("h2");
+    heading.textContent = "Evidence";
+    var intro = document.createElement("p");
+    intro.textContent = "The tables, sweeps and checks behind this chapter's sections.";
+    end.append(heading, intro);
+    blocks.forEach(function (block, i) {
+      var summary = block.querySelector(":scope > summary");
+      block.id = "ib-evidence-" + (i + 1);
+      var stub = document.createElement("p");
+      stub.className = "ib-evidence-stub";
+      var there = document.createElement("a");
+      there.className = "reference internal";
+      there.href = "#" + block.id;
+      there.innerHTML = summary.innerHTML;
+      stub.appendChild(there);
+      block.replaceWith(stub);
+      var section = stub.closest("section[id]");
+      var title = section && section.querySelector(":scope > h1, :scope > h2, :scope > h3, :scope > h4");
+      if (title) {
+        var from = document.createElement("p");
+        from.className = "ib-evidence-from";
+        var back = document.createElement("a");
+        back.className = "reference internal";
+        back.href = "#" + section.id;
+        back.textContent = title.textContent.replace(/[#¶]\s*$/, "").trim();
+        from.append("For the section ", back);
+        block.querySelector(":scope > .ib-evidence-body").prepend(from);
+      }
+      block.open = true;
+      end.appendChild(block);
+    });
+    var chapter = document.querySelector(".bd-article > section:last-of-type") || document.querySelector(".bd-article");
+    chapter.appendChild(end);
+  }
+
+  window.ibPrint = {prepare: prepare, gatherEvidence: gatherEvidence};
   // for the site's layout checks (tests/site/geometry.py): no scan is waiting to run
   window.ibLayout = {idle: function () { return pending === null; }};
   window.addEventListener("beforeprint", function () { prepare(); });

@@ -91,8 +91,8 @@ _CACHE_BUSTER = re.compile(r"\?v=[0-9a-f]{8}\b")
 def same_as_instructor(site: Path, student_site: Path, name: str) -> bool:
     """Whether the student edition's page ``name`` is, byte for byte, the instructor
     edition's page once the edition's name and PDF link are put back: a page without
-    exercises (12 of 26). The site's checks audit it once, and the student PDF reuses its
-    printed pages (``tools/pdf.py``), since the browser would load the same document twice."""
+    exercises (12 of 26). The site's checks audit it once, since the browser would load the
+    same document twice."""
     student = (Path(student_site) / name).read_text(encoding="utf-8")
     for mark, instructor_mark in ((nbtools.STUDENT_TITLE_SUFFIX, ""), (pdf_name("student"), pdf_name("instructor"))):
         student = student.replace(mark, instructor_mark)

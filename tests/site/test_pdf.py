@@ -1,13 +1,16 @@
 """The print edition (``make pdf``, ``make pdf-student``), read back with poppler's pdftotext.
 
-Every page of the book is there under its title, the mathematics is typeset (no raw TeX
-outside code), every figure and explorer frame is printed, the instructor PDF shows the
-solutions and the student PDF none of them. Runs when ``IB_PDF`` names the folder of the
-PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
-``IB_STUDENT_SITE``.
+Every page of the book but the library reference is there under its title, the mathematics
+is typeset (no raw TeX outside code), every figure and explorer frame is printed, the
+instructor PDF shows the solutions and the student PDF none of them. The cover names the
+book, the papers it reproduces, its authors and the commit's date; cross-references carry
+the page they jump to; the teaching blocks print open, the evidence at the chapter's end in
+smaller type. Runs when ``IB_PDF`` names the folder of the PDFs (``make pdf-check`` sets
+it); the sites they were printed from are ``IB_SITE`` and ``IB_STUDENT_SITE``.
 """
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import html as htmllib
@@ -22,9 +25,12 @@ import jupytext
 import pytest
 
 from tools import notebooks as nbtools
+from tools import pdf as printer
 from tools.sphinx_editions import pdf_name
 
 ROOT = nbtools.ROOT
+# the pages of the print edition (the library reference is left out)
+PRINTED = [ROOT / f"{entry['file']}.md" for entry in printer.printed_entries()]
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\norm|\\\(|\\\[")
 
 
@@ -108,10 +114,10 @@ def solutions(site: Path, md: Path) -> list[str]:
 def test_every_page_of_the_book_is_printed_under_its_title(edition):
     path = _pdf(edition)
     text = squash("\n".join(pages_text(path)))
-    missing = [md_title(md) for md in nbtools.toc_files() if squash(md_title(md)) not in text]
+    missing = [md_title(md) for md in PRINTED if squash(md_title(md)) not in text]
     assert not missing, f"{path.name}: titles missing: {missing}"
     found = ranges(path)
-    for md in nbtools.toc_files():
+    for md in PRINTED:
         first, last = found[md.relative_to(ROOT).with_suffix("").as_posix()]
         assert last > first, f"{md}: no page printed"
         assert squash(md_title(md)) in squash(pages_text(path)[first]), f"{md}: its first page lacks its title"
@@ -173,8 +179,9 @@ def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site)
 
 def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
     instructor, student = _pdf("instructor"), _pdf("student")
-    i_text = letters("\n".join(pages_text(instructor, raw=True)))
-    s_text = letters("\n".join(pages_text(student, raw=True)))
+    # (a reference in a solution carries a page number in print, not on the site)
+    i_text = letters(without_page("\n".join(pages_text(instructor, raw=True))))
+    s_text = letters(without_page("\n".join(pages_text(student, raw=True))))
     samples = [s for md in nbtools.chapters() for s in solutions(site, md)]
     assert len(samples) >= len(nbtools.chapters()), "too few solution texts to compare"
     missing = [s for s in samples if letters(s) not in i_text]
@@ -225,7 +232,7 @@ def test_pages_carry_their_number_at_the_foot(edition):
     wrong = [f"page {n}: {foot or 'nothing'} at its foot" for n, foot in enumerate(feet, start=1)
              if n > 1 and foot != [str(n)]]
     assert not wrong, f"{path.name}: {len(wrong)} pages without their number at the foot:\n" + "\n".join(wrong[:10])
-    assert not feet[0], "the title page carries no number"
+    assert not feet[0], "the cover carries no number"
 
 
 def _link_targets(path: Path) -> dict[int, set[int]]:
@@ -305,3 +312,241 @@ def test_few_pages_end_half_empty(edition):
     print(f"\n{path.name}: {total} pages, {path.stat().st_size / 1e6:.1f} MB; {len(half)} end above "
           f"{HALF_EMPTY:.0%} of their height, {len(others)} of them inside a page of the book: {others}")
     assert len(others) <= total / 20, f"{path.name}: half-empty pages inside the book's pages: {others}"
+
+
+# ---------------------------------------------------------------- front matter and what is left out
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_the_cover_names_the_book_the_papers_it_reproduces_and_the_commits_date(edition):
+    path = _pdf(edition)
+    cover = pages_text(path)[0]
+    config = nbtools.load_config()
+    assert squash(config["title"]) in squash(cover), "the book's title is not on the cover"
+    assert squash(config["author"]) in squash(cover), "the book's authors are not on the cover"
+    # the papers' authors are named as the source of the book, after it, not as its authors
+    source = squash(cover).lower().find("reproduced from")
+    assert 0 <= squash(cover).find(squash(config["author"])) < source, "no 'Reproduced from' after the authors"
+    for authors in ("Lai, Wang, Tao & Muthukumar", "Bocchi, Regimbeau, Lucibello, Saglietti & Cammarota"):
+        assert squash(cover).find(authors) > source, f"the cover does not name {authors} as its source"
+    for paper in printer.reproduced_papers():  # pdftotext splits a hyphenated word: compare letters
+        assert letters(paper["title"]) in letters(cover), f"the cover lacks the title {paper['title']!r}"
+    assert ("Instructor edition" if edition == "instructor" else "Student edition") in cover
+    # the date is the commit's, whichever commit the PDF was printed from (deterministic for it)
+    match = re.search(r"(\d{1,2} [A-Z][a-z]+ \d{4}) \(commit ([0-9a-f]{7,})", squash(cover))
+    assert match, f"no date and commit on the cover: {squash(cover)[-200:]}"
+    day = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%cs", match[2]],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    date = datetime.date.fromisoformat(day)
+    assert match[1] == f"{date.day} {date:%B %Y}", f"the cover's date {match[1]} is not commit {match[2]}'s, {day}"
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_the_library_reference_is_left_out_and_the_contents_say_where_it_is(edition):
+    path = _pdf(edition)
+    reference = [md for md in nbtools.toc_files() if md.relative_to(ROOT).as_posix().startswith(printer.ONLINE_ONLY)]
+    assert reference, "the library reference is not where tools/pdf.py looks for it"
+    printed = {p["file"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]}
+    assert printed == {md.relative_to(ROOT).with_suffix("").as_posix() for md in PRINTED}
+    starts = [p["first_page"] - 1 for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
+    book = squash("\n".join(pages_text(path)[starts[0]:]))
+    index = next(md for md in reference if md.name == "index.md")
+    found = [md_title(md) for md in reference if md != index and squash(md_title(md)) in book]
+    assert not found, f"{path.name}: pages of the library reference printed: {found}"
+    # its opening sentence and its conventions paragraph
+    assert "is the small library behind every chapter" not in book
+    contents = squash("\n".join(pages_text(path)[1:starts[0]]))
+    assert squash(f"{md_title(index)} {printer.ONLINE_ONLY_NOTE}") in contents, \
+        "the contents do not say where the library reference is"
+
+
+# ---------------------------------------------------------------- page numbers of cross-references
+def _jumps(path: Path) -> list[dict]:
+    """Every link of the PDF that jumps within it: the 0-based page it is on and the page it
+    jumps to, its text (the words inside its rectangles), and the page where it ends.
+    Consecutive rectangles that jump to the same page are one link until a page number ends
+    it (a link that wraps has one rectangle per line, and may go on on the next page)."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    index = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages)}
+    out = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"],
+                         capture_output=True, text=True, check=True).stdout
+    word = re.compile(r'<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)</word>')
+    words = [[(*map(float, w[:4]), htmllib.unescape(w[4])) for w in word.findall(page)]
+             for page in out.split("<page ")[1:]]
+    jumps: list[dict] = []
+    for i, page in enumerate(reader.pages):
+        height = float(page.mediabox.height)
+        first = True
+        for annot in page.get("/Annots", []):
+            annot = annot.get_object()
+            if annot.get("/Subtype") != "/Link" or annot.get("/Dest") is None:
+                continue
+            target = index[annot["/Dest"][0].idnum]
+            x0, y0, x1, y1 = map(float, annot["/Rect"])
+            top, bottom = height - y1, height - y0
+            # the words of the line the rectangle covers most (a tall line's rectangle reaches
+            # into the next one)
+            overlap = [(min(bottom, b) - max(top, t), w) for left, t, right, b, w in words[i]
+                       if x0 - 1 <= (left + right) / 2 <= x1 + 1 and min(bottom, b) > max(top, t)]
+            most = max((o for o, _ in overlap), default=0)
+            text = " ".join(w for o, w in overlap if o >= 0.6 * most)
+            last = jumps[-1] if jumps else None
+            # the same link: its next piece on the line (a page number is a piece of its own), or
+            # its next line, or its first line on the next page, until a page number ends it
+            if last and last["target"] == target and (
+                    last["end"] == i and abs(last["box"][1] - top) < 2 and abs(last["box"][2] - x0) < 2
+                    or not PAGE_LABEL.search(last["text"]) and (last["end"] == i or first and last["end"] == i - 1)):
+                last.update(text=f"{last['text']} {text}".strip(), end=i, box=(x0, top, x1))
+            else:
+                jumps.append({"page": i, "end": i, "target": target, "text": text, "box": (x0, top, x1)})
+            first = False
+    return jumps
+
+
+PAGE_LABEL = re.compile(r"\bp\.\s(\d+)\)")
+# a numbered place that a link names: "(I.3.1)", "(P.1)", "Theorem II.3.1", "Fig. I.2.1"
+PLACE = re.compile(r"\((?:[IVP]+\.)\d+(?:\.\d+)*\)|\b(?:Theorem|Proposition|Lemma|Conjecture|Corollary|"
+                   r"Definition|Fig\.|Figure|Table|Exercise)\s(?:[IVP]+\.)?\d+(?:\.\d+)*")
+
+
+def without_page(text: str) -> str:
+    """A link's text without the page number the print adds to it."""
+    return squash(re.sub(r"\s*\(p\.\s\d+\)", "", re.sub(r",\s*p\.\s\d+\)", ")", text)))
+
+
+def glossary_terms(site: Path) -> set[str]:
+    """The texts of the links to glossary terms (which carry no page number)."""
+    return {squash(htmllib.unescape(re.sub(r"<[^>]+>", "", t))) for md in PRINTED
+            for t in re.findall(r'<span class="xref std std-term">(.*?)</span>',
+                                (site / md.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize("edition", ["instructor", "student"])
+def test_cross_references_carry_the_page_they_jump_to(edition, site, student_site):
+    """Every link of the book to a place on another page names that page ("(p. 57)", or
+    "(I.3.1, p. 57)"), and the number is the page it jumps to, where the place is: a page's
+    title starts it, an equation's number or a theorem's name is on it. Citations and
+    glossary terms carry none."""
+    path = _pdf(edition)
+    pages = json.loads(path.with_suffix(".json").read_text())["pages"]
+    bibliography = ranges(path)["book/bibliography"]
+    terms = glossary_terms(site if edition == "instructor" else student_site)
+    titles = {letters(p["title"]): p["first_page"] - 1 for p in pages}
+    jumps = [j for j in _jumps(path) if j["page"] >= pages[0]["first_page"] - 1]  # not the contents
+    wrong, missing, misplaced, labelled, to_titles, to_places = [], [], [], 0, 0, 0
+    for jump in jumps:
+        numbers = PAGE_LABEL.findall(jump["text"])
+        where = f"page {jump['end'] + 1}: {jump['text'][:90]!r} jumps to page {jump['target'] + 1}"
+        name = without_page(jump["text"])
+        if not numbers:
+            if (jump["target"] != jump["end"] and jump["end"] == jump["page"]
+                    and not bibliography[0] <= jump["target"] < bibliography[1]
+                    and name.strip(" .,;:()") not in terms):
+                missing.append(where)
+            continue
+        labelled += 1
+        if int(numbers[-1]) != jump["target"] + 1:
+            wrong.append(where)
+        if letters(name) in titles:
+            to_titles += 1
+            if jump["target"] != titles[letters(name)]:
+                misplaced.append(f"{where}, not to that page's start")
+        elif place := PLACE.search(name):
+            to_places += 1
+            if place[0] not in squash(pages_text(path)[jump["target"]]):
+                misplaced.append(f"{where}, which does not show {place[0]}")
+    print(f"\n{path.name}: {len(jumps)} links within the book, {labelled} with a page number: "
+          f"{to_titles} to a page's start, {to_places} to a numbered place")
+    assert to_titles >= 50 and to_places >= 30, f"{path.name}: too few cross-references carry a page number"
+    assert not wrong, f"{path.name}: page numbers that are not the page jumped to:\n" + "\n".join(wrong[:10])
+    assert not missing, f"{path.name}: links to another page without its number:\n" + "\n".join(missing[:10])
+    assert not misplaced, f"{path.name}: links that do not lead to what they name:\n" + "\n".join(misplaced[:10])
+
+
+# ---------------------------------------------------------------- the teaching blocks in print
+TEACHING_RST = """Teaching blocks
+===============
+
+Teaching blocks in print
+------------------------
+
+The gap falls like one over the square root of d, storymarker for every size we tried.
+
+.. evidence-start:: the slope in d
+
+The fitted slope is evidencemarker -0.50 with interval [-0.53, -0.47] over 40 draws.
+
+.. code-block:: python
+
+   assert abs(slope + 0.5) < 0.05  # the paper's exponent
+
+.. evidence-end::
+
+.. think:: Will the gap grow or shrink with d?
+
+   Predict the slope questionmarker of the gap against d on a log-log plot.
+
+   .. answer::
+
+      It shrinks, answermarker with slope -1/2.
+"""
+
+
+def _teaching_section(folder: Path) -> str:
+    """The HTML of an evidence block and a Think prompt in a section, as tools/sphinx_teaching.py
+    writes them (a one-page Sphinx build)."""
+    from sphinx.application import Sphinx
+
+    (folder / "src").mkdir()
+    (folder / "src" / "conf.py").write_text('extensions = ["tools.sphinx_teaching"]\n')
+    (folder / "src" / "index.rst").write_text(TEACHING_RST)
+    app = Sphinx(str(folder / "src"), str(folder / "src"), str(folder / "out"), str(folder / "doctrees"),
+                 "html", status=None, warningiserror=True)
+    app.build()
+    page = (folder / "out" / "index.html").read_text(encoding="utf-8")
+    return re.search(r'<section id="teaching-blocks-in-print">.*?</section>', page, re.S)[0]
+
+
+def test_teaching_blocks_print_open_and_the_evidence_at_the_chapters_end(site, tmp_path):
+    """The prologue with an evidence block and a Think prompt in its first section, printed as
+    the print edition prints: the prompt and its answer in place, the evidence in smaller type
+    at the chapter's end, a line in its place that names its page, and a link back."""
+    if not os.environ.get("IB_PDF"):
+        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
+    name = "book/prologue/linear_min_norm"
+    printed = tmp_path / "site"
+    (printed / name).parent.mkdir(parents=True)
+    for item in site.iterdir():  # the site's assets as they are; the one page changed
+        if item.name not in ("book", "pdf"):
+            (printed / item.name).symlink_to(item)
+    for item in (site / name).parent.iterdir():
+        if item.name != f"{Path(name).name}.html":
+            (printed / name).parent.joinpath(item.name).symlink_to(item)
+    page = (site / f"{name}.html").read_text(encoding="utf-8")
+    opening = page.index("</p>", page.index("<h1")) + len("</p>")
+    (printed / f"{name}.html").write_text(page[:opening] + _teaching_section(tmp_path) + page[opening:],
+                                          encoding="utf-8")
+    path = printer.build("instructor", printed, tmp_path / "pdf", entries=[{"file": name, "part": None}],
+                         log=lambda *_: None)
+    texts = [squash(t) for t in pages_text(path)]
+
+    def page_of(text):
+        return next(n for n, t in enumerate(texts, start=1) if text in t)
+
+    story, question, answer = page_of("storymarker"), page_of("questionmarker"), page_of("answermarker")
+    assert answer in (question, question + 1), "the Think prompt's answer is not printed with it"
+    assert "Think: Will the gap grow or shrink with d?" in texts[question - 1] and "Answer" in texts[answer - 1]
+    stub = re.search(r"Evidence: the slope in d \(p\. (\d+)\)", texts[story - 1])
+    assert stub, f"no line names the evidence and its page where it was: {texts[story - 1][:300]}"
+    evidence = page_of("evidencemarker")
+    assert int(stub[1]) == evidence == _page_count(path), "the evidence is not at the chapter's end, on the page named"
+    assert evidence > story and "assert abs(slope + 0.5) < 0.05" in texts[evidence - 1]
+    assert f"For the section Teaching blocks in print (p. {story})" in texts[evidence - 1], "no link back"
+    assert texts[evidence - 1].index("Evidence: the slope in d") < texts[evidence - 1].index("evidencemarker")
+
+    out = subprocess.run(["pdftotext", "-bbox", "-enc", "UTF-8", str(path), "-"], capture_output=True, text=True,
+                         check=True).stdout
+    heights = {w: float(bottom) - float(top) for top, bottom, w in
+               re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">(\w+marker)</word>', out)}
+    assert heights["evidencemarker"] < 0.92 * heights["storymarker"], f"the evidence is not in smaller type: {heights}"
+    assert heights["answermarker"] >= 0.95 * heights["storymarker"], f"the answer prints small: {heights}"
