@@ -13,7 +13,8 @@ Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
 
 :func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
 under the figure. (:mod:`ibcore.book.figure_report` checks every figure of the book for
-legends over data and for lettering too small to read.)
+legends over data and for lettering too small to read where the site shows it: at least
+:data:`MIN_LETTERING_PX` CSS pixels at the widths of :data:`COLUMN_PX`.)
 """
 from __future__ import annotations
 
@@ -21,7 +22,17 @@ import matplotlib as mpl
 import numpy as np
 from cycler import cycler
 
-__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "legend_outside"]
+__all__ = ["PALETTE", "COLORS", "PANELS_IN_A_ROW", "COLUMN_PX", "MIN_LETTERING_PX", "use_house_style",
+           "slope_triangle", "legend_outside"]
+
+#: Width in CSS pixels at which the site shows a figure at most, by screen width: the content
+#: column less the cell's padding (measured by ``tests/site/test_figure_widths.py``).
+COLUMN_PX = {1280: 720, 390: 342}
+#: The smallest lettering a figure may show, in CSS pixels, by screen width (CONTRIBUTING's
+#: "Figures" says why 7 px on a phone).
+MIN_LETTERING_PX = {1280: 9.0, 390: 7.0}
+#: Panels side by side at most: more would shrink on a phone below the lettering's minimum.
+PANELS_IN_A_ROW = 2
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
 PALETTE = {
