@@ -46,7 +46,7 @@ def shown_width(png: bytes) -> int:
 
 def test_landing_figure_is_legible_on_a_laptop_and_on_a_phone():
     """Its smallest letter, as the landing page shows it (at its natural width, or narrower in a
-    narrower column), reaches the house minimum."""
+    narrower column), reaches the house minimum; and its legends cover no data."""
     import matplotlib.pyplot as plt
 
     from ibcore.book.figure_report import figure_record, illegible
@@ -56,3 +56,4 @@ def test_landing_figure_is_legible_on_a_laptop_and_on_a_phone():
     record = figure_record(fig, css_width=width, css_dpi=width / fig.get_figwidth())
     plt.close(fig)
     assert not illegible(record), illegible(record)
+    assert not record["overlaps"], record["overlaps"]

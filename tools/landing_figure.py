@@ -66,23 +66,25 @@ def figure():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ibcore.book.style import PALETTE, use_house_style
+    from ibcore.book.style import PALETTE, WIDE, use_house_style
 
     use_house_style()
     gaps, runs = relu_gaps(), escape_runs()
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
+    # the house style's widest figure: the page shows it at most 720 px wide on a laptop and
+    # 342 px on a phone, where its 11-pt lettering is 7.5 CSS px (tests/test_landing_figure.py)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(WIDE, 3.6))
     d = np.array(DIMENSIONS, dtype=float)
-    ax.loglog(d, gaps, "o-", color=PALETTE["blue"], label="GD, median of 5 draws")
+    ax.loglog(d, gaps, "o-", color=PALETTE["blue"], label=f"GD (median of {len(SEEDS)})")
     scale = gaps[-1] / np.sqrt(N_EXAMPLES / d[-1])
     ax.loglog(d, scale * np.sqrt(N_EXAMPLES / d), ":", color="0.3", label=r"$\propto\sqrt{n/d}$")
     ax.set(xlabel="input dimension $d$", ylabel=r"$\|w_{\mathrm{GD}} - w^\star\| / \|w^\star\|$",
-           title=f"Part I: GD lands near the minimum norm (n = {N_EXAMPLES})")
+           title=f"Part I: GD lands near\nthe minimum norm (n = {N_EXAMPLES})")
     ax.legend(loc="lower left")
     for p, color, style in zip(WIDTHS, (PALETTE["vermillion"], PALETTE["green"]), ("-", "--")):
         run = runs[p]
-        bx.plot(run.t, run.risk, color=color, ls=style, label=f"student width p = {p}")
+        bx.plot(run.t, run.risk, color=color, ls=style, label=f"student width {p}")
     bx.set(xlabel="time $t'$", ylabel="population risk", xlim=(0, 7), ylim=(0, None),
-           title=f"Part II: SGD learns the norm, rests, escapes (p* = {P_STAR})")
+           title=f"Part II: SGD learns the norm,\nrests, escapes (p* = {P_STAR})")
     bx.legend(loc="upper right")
     return fig
 
