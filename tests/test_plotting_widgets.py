@@ -444,18 +444,18 @@ def test_lettering_finds_the_smallest_text_of_each_kind():
 def test_illegible_names_the_screens_where_the_smallest_letter_is_too_small():
     plotting.use_house_style()
     lettering = lambda pt: {"tick": {"pt": pt, "text": "10"}}  # noqa: E731
-    # 10 pt in an 11-inch figure: 13.9 px at its natural width, shown 720 px wide on a laptop
-    # (9.1 px) and 342 px wide on a phone (4.3 px, as issue 37 measured)
-    wide = {"css_width": 1111, "css_dpi": 100, "lettering": lettering(10)}
+    # 11 pt in an 11-inch figure: 15.3 px at its natural width, shown 700 px wide on a laptop
+    # (9.6 px) and 322 px wide on a phone (4.4 px); 10 pt, as issue 37 measured, fails on both
+    wide = {"css_width": 1111, "css_dpi": 100, "lettering": lettering(11)}
     assert [p.split(" at ")[1].split(" ")[0] for p in _figure_report.illegible(wide)] == ["390"]
-    assert len(_figure_report.illegible({**wide, "lettering": lettering(8)})) == 2
-    # the house style: 11 pt in a figure of two panels (7 in, 711 px with IPython's margins)
-    assert _figure_report.illegible({"css_width": 711, "css_dpi": 100, "lettering": lettering(11)}) == []
+    assert len(_figure_report.illegible({**wide, "lettering": lettering(10)})) == 2
+    # the house style: 11 pt in a figure of two panels (6.8 in, 691 px with IPython's margins)
+    assert _figure_report.illegible({"css_width": 691, "css_dpi": 100, "lettering": lettering(11)}) == []
     assert _figure_report.illegible({**wide, "lettering": {}}) == [], "a figure without text has none too small"
     # measured widths replace the column's, for the screens they name
-    assert _figure_report.illegible({**wide, "lettering": lettering(11)}, widths={390: 342})
-    assert not _figure_report.illegible({**wide, "lettering": lettering(11)}, widths={390: 1111, 1280: 1111})
-    assert not _figure_report.illegible(wide, widths={1280: 720})
+    assert _figure_report.illegible(wide, widths={390: 342})
+    assert not _figure_report.illegible(wide, widths={390: 1111, 1280: 1111})
+    assert not _figure_report.illegible({**wide, "lettering": lettering(10)}, widths={1280: 800})
 
 
 @pytest.mark.parametrize("shape, extra, expected", [((1, 3), None, 3), ((3, 1), None, 1), ((2, 2), None, 2),

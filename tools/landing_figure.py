@@ -70,8 +70,8 @@ def figure():
 
     use_house_style()
     gaps, runs = relu_gaps(), escape_runs()
-    # the house style's widest figure: the page shows it at most 720 px wide on a laptop and
-    # 342 px on a phone, where its 11-pt lettering is 7.5 CSS px (tests/test_landing_figure.py)
+    # the house style's widest figure: the page shows it 720 px wide on a laptop and 342 px
+    # on a phone, where its 11-pt lettering is 7.7 CSS px (tests/test_landing_figure.py)
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(WIDE, 3.6))
     d = np.array(DIMENSIONS, dtype=float)
     ax.loglog(d, gaps, "o-", color=PALETTE["blue"], label=f"GD (median of {len(SEEDS)})")

@@ -13,13 +13,13 @@ Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
 * letters every figure legibly where the site shows it (below).
 
 Legible lettering. A figure is shown at its natural width, 100 CSS pixels per inch, or
-narrower when the page's column is narrower (:data:`COLUMN_PX`: 720 px of figure on a
-1280 px screen, 342 px on a 390 px phone). A letter of ``s`` points is then
+narrower when the page's column is narrower (:data:`COLUMN_PX`: at least 700 px of figure
+on a 1280 px screen, 322 px on a 390 px phone). A letter of ``s`` points is then
 ``s / 72 * 100 * min(1, column / width)`` CSS pixels, which must reach
 :data:`MIN_LETTERING_PX`: 9 px on the laptop, 7 px on the phone. Every text of the style
-is 11 points or more, and a figure is at most :data:`WIDE` (7 in) wide, so that
-any figure of the style reads at both widths: 15 px on the laptop, and on the phone 8 px
-for one panel of :data:`WIDTH` (6.4 in), 7.3 px for two panels side by side. Hence: at
+is 11 points or more, and a figure is at most :data:`WIDE` (6.8 in) wide, so that
+any figure of the style reads at both widths: 15 px on the laptop, and on the phone 7.6 px
+for one panel of :data:`WIDTH` (6.4 in), 7.1 px for two panels side by side. Hence: at
 most two panels in a row, more are stacked; no figure wider than :data:`WIDE`; and no
 ``fontsize`` below the style's in a chapter. (:mod:`ibcore.book.figure_report` measures
 every figure of the book, ``tests/test_figures.py`` checks them, and
@@ -38,16 +38,19 @@ __all__ = ["PALETTE", "COLORS", "WIDTH", "WIDE", "PANELS_IN_A_ROW", "COLUMN_PX",
            "use_house_style", "slope_triangle", "legend_outside"]
 
 #: Width in CSS pixels at which the site shows a figure at most, by screen width: the content
-#: column less the cell's padding (measured by ``tests/site/test_figure_widths.py``).
-COLUMN_PX = {1280: 720, 390: 342}
+#: column less the cell's padding, and less the theme's white card in the dark theme (8 px a
+#: side around an image, and again around an explorer's frames): 720 and 342 px in the light
+#: theme, 700 and 322 px for a frame in the dark one (``tests/site/test_figure_widths.py``
+#: measures them).
+COLUMN_PX = {1280: 700, 390: 322}
 #: The smallest lettering a figure may show, in CSS pixels, by screen width (CONTRIBUTING's
 #: "Figures" says why 7 px on a phone).
 MIN_LETTERING_PX = {1280: 9.0, 390: 7.0}
 #: Width in inches of a figure of one panel, and of the widest figure (two panels in a row).
-WIDTH, WIDE = 6.4, 7.0
+WIDTH, WIDE = 6.4, 6.8
 #: Panels side by side at most: more would shrink on a phone below the lettering's minimum.
 PANELS_IN_A_ROW = 2
-#: The smallest font size of the style, in points: 11 pt is 7.3 CSS px on a phone in a figure
+#: The smallest font size of the style, in points: 11 pt is 7.1 CSS px on a phone in a figure
 #: WIDE inches wide (with IPython's 0.1 in margins), 15 px on a laptop.
 LETTERING_PT = 11
 

@@ -2,9 +2,10 @@
 
 ``tests/test_figures.py`` computes each figure's smallest letter at the width a page shows it:
 its natural width, or the content column's when that is narrower (``ibcore.book.style.COLUMN_PX``:
-720 px of figure on a 1280 px laptop, 342 px on a 390 px phone). Here the browser measures the
-figures of every page at both widths, during the load that the other browser checks share
-(``conftest.py``, ``geometry.py``):
+at least 700 px of figure on a 1280 px laptop, 322 px on a 390 px phone, in either theme). Here
+the browser measures the figures of every page at both widths, during the load that the other
+browser checks share (``conftest.py``, ``geometry.py``: the laptop's in the light theme, the
+phone's after the audit, in the dark theme, whose white card pads every image by 8 px a side):
 
 * every figure of the book (a cell's output, an explorer's frame, a glued or a ``{figure}``
   image) is shown at least as wide as that computation assumes, so that its numbers are the
