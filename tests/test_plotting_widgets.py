@@ -419,3 +419,75 @@ def test_report_figure_appends_one_json_line_per_figure(tmp_path, monkeypatch):
     assert [r["notebook"] for r in lines] == ["book/x.md"] * 2
     assert len(lines[0]["overlaps"]) == 1 and lines[1]["overlaps"] == []
     plt.close("all")
+
+
+def test_lettering_finds_the_smallest_text_of_each_kind():
+    plotting.use_house_style()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.imshow([[0.1, 0.9], [0.5, 0.3]])
+    ax.text(0, 0, "0.1", fontsize=6)  # a heatmap's number
+    ax.set_xticks([0, 1], ["a", "b"], fontsize=8)
+    ax.set(xlabel="x", title="t")
+    ax.plot([], [], label="entry")
+    ax.legend(fontsize=9)
+    fig.draw_without_rendering()
+    found = _figure_report.lettering(fig)
+    assert found["annotation"] == {"pt": 6.0, "text": "0.1"}
+    assert found["tick"]["pt"] == 8.0 and found["legend"]["pt"] == 9.0
+    assert found["label"]["pt"] == matplotlib.rcParams["axes.labelsize"]
+    record = _figure_report.figure_record(fig, css_width=400, css_dpi=100)
+    assert _figure_report.effective_px(record) == (pytest.approx(6 / 72 * 100), "annotation", "0.1")
+    assert _figure_report.effective_px(record, 200)[0] == pytest.approx(6 / 72 * 100 / 2), "shown at half width"
+    plt.close("all")
+
+
+def test_illegible_names_the_screens_where_the_smallest_letter_is_too_small():
+    plotting.use_house_style()
+    lettering = lambda pt: {"tick": {"pt": pt, "text": "10"}}  # noqa: E731
+    # 11 pt in an 11-inch figure: 15.3 px at its natural width, shown 700 px wide on a laptop
+    # (9.6 px) and 322 px wide on a phone (4.4 px); 10 pt, as issue 37 measured, fails on both
+    wide = {"css_width": 1111, "css_dpi": 100, "lettering": lettering(11)}
+    assert [p.split(" at ")[1].split(" ")[0] for p in _figure_report.illegible(wide)] == ["390"]
+    assert len(_figure_report.illegible({**wide, "lettering": lettering(10)})) == 2
+    # the house style: 11 pt in a figure of two panels (6.8 in, 691 px with IPython's margins)
+    assert _figure_report.illegible({"css_width": 691, "css_dpi": 100, "lettering": lettering(11)}) == []
+    assert _figure_report.illegible({**wide, "lettering": {}}) == [], "a figure without text has none too small"
+    # measured widths replace the column's, for the screens they name
+    assert _figure_report.illegible(wide, widths={390: 342})
+    assert not _figure_report.illegible(wide, widths={390: 1111, 1280: 1111})
+    assert not _figure_report.illegible({**wide, "lettering": lettering(10)}, widths={1280: 800})
+
+
+@pytest.mark.parametrize("shape, extra, expected", [((1, 3), None, 3), ((3, 1), None, 1), ((2, 2), None, 2),
+                                                    ((1, 1), "colorbar", 1), ((1, 2), "twin", 2)])
+def test_panels_in_a_row_counts_axes_side_by_side(shape, extra, expected):
+    plotting.use_house_style()
+    fig, axes = plt.subplots(*shape, figsize=(6, 4), squeeze=False)
+    if extra == "colorbar":
+        fig.colorbar(axes[0, 0].imshow([[0, 1]]), ax=axes[0, 0])
+    if extra == "twin":
+        axes[0, 0].twinx()
+    fig.draw_without_rendering()
+    assert _figure_report.panels_in_a_row(fig) == expected
+    plt.close("all")
+
+
+def test_a_displayed_figure_is_recorded_at_its_css_width_with_its_digest(tmp_path, monkeypatch):
+    """The extension records a figure as IPython shows it: retina PNG, half its pixels wide."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.core.pylabtools import select_figure_formats
+
+    report = tmp_path / "figures.jsonl"
+    monkeypatch.setenv("IBCORE_FIGURE_REPORT", str(report))
+    shell = InteractiveShell.instance()
+    select_figure_formats(shell, {"retina"}, bbox_inches="tight")
+    _figure_report.watch_displayed_figures(shell)
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    data, meta = shell.display_formatter.format(fig)
+    png = base64.b64decode(data["image/png"])
+    (record,) = [json.loads(line) for line in report.read_text().splitlines()]
+    assert record["css_width"] == meta["image/png"]["width"] == int.from_bytes(png[16:20], "big") // 2
+    assert record["css_dpi"] == 100 and record["kind"] == "figure" and record["width_in"] == 4
+    assert record["digest"] == _figure_report.png_digest(png)
+    plt.close("all")

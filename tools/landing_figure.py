@@ -28,6 +28,7 @@ DIMENSIONS = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000)
 SEEDS = range(5)
 WIDTHS = (2, 8)  # student widths p for a teacher of p* = 2
 P_STAR, N_INPUT = 2, 10**4
+DPI = 200  # the PNG's pixels per inch: twice the house style's 100 (retina)
 
 
 def relu_gaps() -> np.ndarray:
@@ -58,33 +59,43 @@ def escape_runs() -> dict:
     return runs
 
 
-def draw() -> bytes:
-    """The figure as PNG bytes (retina: 2x the house style's resolution)."""
+def figure():
+    """The figure (matplotlib, house style), drawn from the two computations."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ibcore.book.style import PALETTE, use_house_style
+    from ibcore.book.style import PALETTE, WIDE, use_house_style
 
     use_house_style()
     gaps, runs = relu_gaps(), escape_runs()
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
+    # the house style's widest figure: the page shows it 720 px wide on a laptop and 342 px
+    # on a phone, where its 11-pt lettering is 7.7 CSS px (tests/test_landing_figure.py)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(WIDE, 3.6))
     d = np.array(DIMENSIONS, dtype=float)
-    ax.loglog(d, gaps, "o-", color=PALETTE["blue"], label="GD, median of 5 draws")
+    ax.loglog(d, gaps, "o-", color=PALETTE["blue"], label=f"GD (median of {len(SEEDS)})")
     scale = gaps[-1] / np.sqrt(N_EXAMPLES / d[-1])
     ax.loglog(d, scale * np.sqrt(N_EXAMPLES / d), ":", color="0.3", label=r"$\propto\sqrt{n/d}$")
     ax.set(xlabel="input dimension $d$", ylabel=r"$\|w_{\mathrm{GD}} - w^\star\| / \|w^\star\|$",
-           title=f"Part I: GD lands near the minimum norm (n = {N_EXAMPLES})")
+           title=f"Part I: GD lands near\nthe minimum norm (n = {N_EXAMPLES})")
     ax.legend(loc="lower left")
     for p, color, style in zip(WIDTHS, (PALETTE["vermillion"], PALETTE["green"]), ("-", "--")):
         run = runs[p]
-        bx.plot(run.t, run.risk, color=color, ls=style, label=f"student width p = {p}")
+        bx.plot(run.t, run.risk, color=color, ls=style, label=f"student width {p}")
     bx.set(xlabel="time $t'$", ylabel="population risk", xlim=(0, 7), ylim=(0, None),
-           title=f"Part II: SGD learns the norm, rests, escapes (p* = {P_STAR})")
+           title=f"Part II: SGD learns the norm,\nrests, escapes (p* = {P_STAR})")
     bx.legend(loc="upper right")
+    return fig
+
+
+def draw() -> bytes:
+    """The figure as PNG bytes (retina: 2x the house style's resolution)."""
+    import matplotlib.pyplot as plt
+
+    fig = figure()
     out = io.BytesIO()
-    fig.savefig(out, format="png", dpi=200, metadata={"Software": None})
+    fig.savefig(out, format="png", dpi=DPI, metadata={"Software": None})
     plt.close(fig)
     return out.getvalue()
 

@@ -158,12 +158,20 @@ class _Frames:
         self.last = (tried if frozen else None, relaid)
         if self.layout is None:
             self.layout = _layout_of(fig)
+        record = None
         if os.environ.get("IBCORE_FIGURE_REPORT"):  # the frames are figures of the book too
-            from .figure_report import report_figure
+            from .figure_report import figure_record
 
-            report_figure(fig, drawn=True)  # laid out by the render: no second layout pass
+            # laid out by the render (no second layout pass); shown at the PNG's size / SCALE
+            record = figure_record(fig, drawn=True, css_width=rgb.shape[1] // SCALE, css_dpi=self.dpi,
+                                   kind="frame", explorer=self.caption, frame=self._name(indices))
         yield
-        yield _encode(rgb)
+        data = _encode(rgb)
+        if record is not None:
+            from .figure_report import png_digest, write_record
+
+            write_record({**record, "digest": png_digest(data)})
+        yield data
 
     def png(self, indices) -> bytes:
         *_, data = self.stages(indices)

@@ -98,13 +98,13 @@ def figure_html(fig, *, alt: str, caption: str = "", dpi: int = 200) -> str:
         raise ValueError("alt must describe the figure for readers who cannot see it, got an empty text")
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    width = round(fig.get_figwidth() * 100)  # CSS pixels at the book's 100 dpi
     if os.environ.get("IBCORE_FIGURE_REPORT"):
         from .figure_report import report_figure
 
-        report_figure(fig, drawn=True)
+        report_figure(fig, drawn=True, css_width=width, css_dpi=100, png=buf.getvalue(), kind="glued")
     plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
-    width = round(fig.get_figwidth() * 100)  # CSS pixels at the book's 100 dpi
     img = (f'<img src="data:image/png;base64,{data}" alt="{escape(alt)}" width="{width}" '
            f'style="max-width: 100%; height: auto">')
     text = f"<figcaption><p>{escape(caption)}</p></figcaption>" if caption else ""

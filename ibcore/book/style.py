@@ -1,6 +1,6 @@
 """The book's one plot style.
 
-Importing ``ibcore.book`` applies it (``use_house_style``). The style
+Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
 
 * draws on an opaque white figure, so that plots stay readable in the
   theme's dark mode (the theme shows images on their own background);
@@ -9,11 +9,24 @@ Importing ``ibcore.book`` applies it (``use_house_style``). The style
   more than colour (dotted lines never come from the cycle: they mark
   theoretical predictions and references);
 * renders inline figures at double resolution ("retina" PNG), crisp on
-  high-density screens without the weight of an SVG of many points.
+  high-density screens without the weight of an SVG of many points;
+* letters every figure legibly where the site shows it (below).
+
+Legible lettering. A figure is shown at its natural width, 100 CSS pixels per inch, or
+narrower when the page's column is narrower (:data:`COLUMN_PX`: at least 700 px of figure
+on a 1280 px screen, 322 px on a 390 px phone). A letter of ``s`` points is then
+``s / 72 * 100 * min(1, column / width)`` CSS pixels, which must reach
+:data:`MIN_LETTERING_PX`: 9 px on the laptop, 7 px on the phone. Every text of the style
+is 11 points or more, and a figure is at most :data:`WIDE` (6.8 in) wide, so that
+any figure of the style reads at both widths: 15 px on the laptop, and on the phone 7.6 px
+for one panel of :data:`WIDTH` (6.4 in), 7.1 px for two panels side by side. Hence: at
+most two panels in a row, more are stacked; no figure wider than :data:`WIDE`; and no
+``fontsize`` below the style's in a chapter. (:mod:`ibcore.book.figure_report` measures
+every figure of the book, ``tests/test_figures.py`` checks them, and
+``tests/site/test_figure_widths.py`` measures the column in the browser.)
 
 :func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
-under the figure. (``ibcore.book.figure_report`` checks every figure of the book for
-legends over data and for lettering too small to read.)
+under the figure (the figure report also checks every figure for legends over data).
 """
 from __future__ import annotations
 
@@ -21,7 +34,25 @@ import matplotlib as mpl
 import numpy as np
 from cycler import cycler
 
-__all__ = ["PALETTE", "COLORS", "use_house_style", "slope_triangle", "legend_outside"]
+__all__ = ["PALETTE", "COLORS", "WIDTH", "WIDE", "PANELS_IN_A_ROW", "COLUMN_PX", "MIN_LETTERING_PX",
+           "use_house_style", "slope_triangle", "legend_outside"]
+
+#: Width in CSS pixels at which the site shows a figure at most, by screen width: the content
+#: column less the cell's padding, and less the theme's white card in the dark theme (8 px a
+#: side around an image, and again around an explorer's frames): 720 and 342 px in the light
+#: theme, 700 and 322 px for a frame in the dark one (``tests/site/test_figure_widths.py``
+#: measures them).
+COLUMN_PX = {1280: 700, 390: 322}
+#: The smallest lettering a figure may show, in CSS pixels, by screen width (CONTRIBUTING's
+#: "Figures" says why 7 px on a phone).
+MIN_LETTERING_PX = {1280: 9.0, 390: 7.0}
+#: Width in inches of a figure of one panel, and of the widest figure (two panels in a row).
+WIDTH, WIDE = 6.4, 6.8
+#: Panels side by side at most: more would shrink on a phone below the lettering's minimum.
+PANELS_IN_A_ROW = 2
+#: The smallest font size of the style, in points: 11 pt is 7.1 CSS px on a phone in a figure
+#: WIDE inches wide (with IPython's 0.1 in margins), 15 px on a laptop.
+LETTERING_PT = 11
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
 PALETTE = {
@@ -45,7 +76,7 @@ _RC = {
     "axes.facecolor": "white",
     "savefig.facecolor": "white",
     "savefig.transparent": False,
-    "figure.figsize": (6.4, 4.0),
+    "figure.figsize": (WIDTH, 4.0),
     "figure.dpi": 100,
     "figure.constrained_layout.use": True,
     "axes.prop_cycle": cycler(color=COLORS) + cycler(linestyle=_LINESTYLES),
@@ -53,14 +84,21 @@ _RC = {
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    # every text at LETTERING_PT or more: legible on a phone (the module's notes)
+    "font.size": LETTERING_PT,
     "axes.titlesize": 12,
-    "axes.labelsize": 11,
+    "axes.labelsize": 12,
+    "figure.titlesize": 12,
     "legend.frameon": False,
-    "legend.fontsize": 9,
+    "legend.fontsize": LETTERING_PT,
+    "legend.title_fontsize": LETTERING_PT,
+    "legend.handlelength": 1.8,
+    "legend.labelspacing": 0.3,
+    "legend.columnspacing": 1.2,
+    "legend.borderaxespad": 0.3,
     "lines.linewidth": 1.8,
     "lines.markersize": 5,
     "image.cmap": "viridis",
-    "font.size": 10,
 }
 
 
@@ -119,4 +157,4 @@ def slope_triangle(ax, x0: float, y0: float, slope: float, *, width: float = 2.0
     y1 = y0 * width**slope
     ax.plot([x0, x1, x1, x0], [y0, y0, y1, y0], color=color, lw=1, ls="-")
     ax.annotate(label if label is not None else f"slope {slope:g}", (x1, np.sqrt(y0 * y1)),
-                xytext=(4, 0), textcoords="offset points", va="center", fontsize=9, color=color)
+                xytext=(4, 0), textcoords="offset points", va="center", color=color)

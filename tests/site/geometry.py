@@ -1,10 +1,12 @@
 """What a page looks like, measured in the browser during the shared load of ``conftest.py``.
 
 :func:`measure` reads the page as laid out at the viewport's width: each figure's rendered
-and natural aspect ratio; each display equation, code block and table whose content is
-wider than its box or its box wider than the article's column, with whether it scrolls
-and shows that it does; equation numbers drawn over their equation; and the page's width.
-:func:`resources` lists what the page loaded (its weight). ``test_geometry.py`` judges them.
+and natural aspect ratio and width and, for a PNG figure of the book, the digest by which the
+figure report names it (``ibcore.book.figure_report``); each display equation, code block and
+table whose content is wider than its box or its box wider than the article's column, with
+whether it scrolls and shows that it does; equation numbers drawn over their equation; and
+the page's width. :func:`resources` lists what the page loaded (its weight).
+``test_geometry.py`` and ``test_figure_widths.py`` judge them.
 """
 from __future__ import annotations
 
@@ -35,6 +37,18 @@ GEOMETRY_JS = """async () => {
   };
   const cue = e => e.classList.contains('ib-scrolls') && getComputedStyle(e).maskImage !== 'none';
 
+  // a figure's digest (the start of its PNG's sha256), by which the figure report names it
+  window.__ibDigests = window.__ibDigests || {};
+  const digest = async img => {
+    const src = img.currentSrc || img.src;
+    if (!(src in window.__ibDigests)) {
+      const bytes = src.startsWith('data:') ? Uint8Array.from(atob(src.slice(src.indexOf(',') + 1)), c => c.charCodeAt(0))
+        : await (await fetch(src)).arrayBuffer();
+      const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+      window.__ibDigests[src] = [...hash].map(b => b.toString(16).padStart(2, '0')).join('').slice(0, 16);
+    }
+    return window.__ibDigests[src];
+  };
   const figures = [];
   for (const img of article.querySelectorAll('img')) {
     if (!shown(img) || !img.complete || !img.naturalWidth) continue;
@@ -43,8 +57,13 @@ GEOMETRY_JS = """async () => {
     const px = name => parseFloat(cs[name]) || 0;
     const w = r.width - px('paddingLeft') - px('paddingRight') - px('borderLeftWidth') - px('borderRightWidth');
     const h = r.height - px('paddingTop') - px('paddingBottom') - px('borderTopWidth') - px('borderBottomWidth');
+    // a figure of the book: a cell's output, an explorer's frame, a glued or a {figure} image
+    const book = !!img.closest('.cell_output, .ib-explorer, .ib-glued-figure, figure');
     figures.push({where: where(img), src: (img.getAttribute('src') || '').split('/').pop().slice(0, 40),
-                  ratio: (w / h) / (img.naturalWidth / img.naturalHeight)});
+                  ratio: (w / h) / (img.naturalWidth / img.naturalHeight), book, width: w,
+                  // its natural CSS width: its width attribute (a retina PNG's half), else its pixels
+                  natural: parseFloat(img.getAttribute('width')) || img.naturalWidth,
+                  digest: book && /[.]png$|^data:image[/]png/.test(img.getAttribute('src') || '') ? await digest(img) : null});
   }
 
   const wide = [];
