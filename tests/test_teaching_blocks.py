@@ -69,8 +69,8 @@ It shrinks.
 :::
 ::::
 
-```{evidence-start} the slope of $x$
-```
+:::{evidence-start} the slope of $x$
+:::
 """
 
 
@@ -97,16 +97,17 @@ It shrinks.
 :::
 ::::
 
-```{evidence-start} the slope
-```
+:::{evidence-start} the slope of {ref}`b`
+:::
 
 A table, and a check.
 
-```{evidence-end}
-```
+:::{evidence-end}
+:::
 
 After.
 
+(b)=
 ## B
 """
 
@@ -135,7 +136,8 @@ def test_the_site_collapses_the_evidence_and_the_answers(tmp_path):
     html, warnings = build(tmp_path, PAGE)
     assert not warnings, warnings
     section_a = html[html.index('id="a"'):html.index('id="b"')]
-    assert re.search(r'<details class="ib-evidence"><summary><strong>Evidence: </strong>the slope'
+    assert re.search(r'<details class="ib-evidence"><summary><strong>Evidence: </strong>the slope of '
+                     r'<a class="reference internal" href="#b"><span class="std std-ref">B</span></a>'
                      r'</summary><div class="ib-evidence-body"><p>A table, and a check.</p>\s*</div></details>',
                      section_a), section_a
     assert section_a.index("</details>\n<p>After.</p>") > 0, "what follows the end stays outside"
@@ -144,8 +146,8 @@ def test_the_site_collapses_the_evidence_and_the_answers(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("# P\n\n```{evidence-start} open\n```\n\nText.\n", "without an evidence-end"),
-    ("# P\n\n## A\n\n```{evidence-start} across\n```\n\n## B\n\n```{evidence-end}\n```\n",
+    ("# P\n\n:::{evidence-start} open\n:::\n\nText.\n", "without an evidence-end"),
+    ("# P\n\n## A\n\n:::{evidence-start} across\n:::\n\n## B\n\n:::{evidence-end}\n:::\n",
      "evidence-end without an evidence-start"),
 ])
 def test_an_evidence_block_left_open_or_crossing_a_section_is_a_warning(tmp_path, text, message):

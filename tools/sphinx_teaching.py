@@ -5,11 +5,15 @@ story. Code cells cannot sit inside a directive, so the block is gated, as sphin
 gates an exercise: everything between the two markers, Markdown and code cells alike,
 goes into one ``<details class="ib-evidence">`` titled "Evidence: ..."::
 
-    ```{evidence-start} the slope in d
-    ```
+    :::{evidence-start} the slope in d
+    :::
     (cells: the sweep, its table, the asserts)
-    ```{evidence-end}
-    ```
+    :::{evidence-end}
+    :::
+
+Colon fences, not backticks: a title may hold a role (``{prf:ref}`thm-x```), and CommonMark
+ends a backtick fence's info string at its first backtick, so the block, and every cell
+after it, would be read as Markdown.
 
 Both markers must have the same parent (one section): a block left open, or closed in
 another section, is a build warning, which the strict build turns into an error.
