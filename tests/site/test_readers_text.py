@@ -7,7 +7,8 @@ documents the library's own machinery (its sweep cache, its test references). Ev
 else the prose (code cells and their outputs aside) must not mention it.
 
 A number quoted in the prose is text or maths: an inline code span holding a number (a
-"chip", ``0.47 [0.45, 0.49]``) reads as code, not as a measurement.
+"chip", ``0.47 [0.45, 0.49]``) reads as code, not as a measurement. (The Library reference
+writes a parameter's values as code, ``record_every=0``, as code documentation does.)
 """
 from __future__ import annotations
 
@@ -103,8 +104,8 @@ def test_no_machinery_in_the_readers_text(request, edition):
 @pytest.mark.parametrize("edition", ["site", "student_site"])
 def test_no_number_is_a_code_chip(request, edition):
     site = request.getfixturevalue(edition)
-    chips = [f"{rel}: `{chip}`" for rel, page in pages(site) for chip in prose(page).chips
-             if NUMBER_CHIP.search(chip)]
+    chips = [f"{rel}: `{chip}`" for rel, page in pages(site) if not rel.startswith("book/reference/")
+             for chip in prose(page).chips if NUMBER_CHIP.search(chip)]
     assert not chips, "numbers set as inline code (glue them as text or write them as maths):\n" + "\n".join(chips)
 
 
