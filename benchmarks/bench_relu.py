@@ -32,6 +32,7 @@ from _baseline import baseline_module, baseline_or_skip, interleaved
 
 import ibcore.relu as R
 from ibcore.relu import _iteration
+from tests.relu.weight_space import WeightIterate
 
 N, D = 200, 20_000
 GAP_POINT = dict(n=50, d=10 ** 6)
@@ -50,7 +51,7 @@ def make_step_problem(seed=0):
     setup = _iteration.prepare_gd(y, w0, init_name="w0", width=D, n=N, lr=R.lr_from_contraction(0.01, X),
                                   signs=None, max_steps=1, tol=0, record_every=None, activation="relu")
     dual = R.gd._DualIterate(X @ X.T, setup.init @ X.T, float(np.vdot(w0, w0)), setup)
-    weight_space = R.reference._WeightIterate(X, setup)
+    weight_space = WeightIterate(X, setup)
     return X, dual.step, weight_space.step
 
 

@@ -52,36 +52,6 @@ def _scale(wrt, N):
     raise ValueError(f"wrt must be 'U' (normalised weights W/sqrt(N)) or 'W', got {wrt!r}")
 
 
-def _population_gradient(W, W_star, *, wrt="U"):
-    """Gradient :math:`\\nabla_U\\epsilon_g` of the population risk (the formula of the module docstring).
-
-    Not public: the tests check :func:`~ibcore.quadratic.population_hessian` as its
-    finite difference, the gradient-flow part of the ODEs against it, and the reference
-    points of :func:`~ibcore.quadratic.critical_point` as its zeros.
-
-    Parameters
-    ----------
-    W, W_star : array_like, shapes (p, N) and (p_star, N)
-        Raw weights (O(1) entries).
-    wrt : {"U", "W"}
-        Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
-        the raw W (the gradient is then divided by :math:`\\sqrt N`).
-
-    Returns
-    -------
-    ndarray, shape (p, N)
-    """
-    W, W_star = _validated_weights(W, W_star)
-    p, N = W.shape
-    p_star = W_star.shape[0]
-    _scale(wrt, N)
-    U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
-    Q, R = U @ U.T, U @ U_star.T
-    tau = np.trace(Q) / p - np.sum(U_star * U_star) / p_star
-    grad = (2.0 / p) * tau * U + (4.0 / p) * (Q @ U / p - R @ U_star / p_star)
-    return grad if wrt == "U" else grad / np.sqrt(N)
-
-
 def population_hessian(W, W_star, *, wrt="U"):
     """Analytic Hessian of the population risk, shape (pN, pN).
 

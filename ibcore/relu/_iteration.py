@@ -1,6 +1,6 @@
-r"""The GD loop shared by the primal–dual solver and its weight-space reference (internal).
+r"""The GD loop of the primal–dual solver (internal), shared with the tests' weight-space form.
 
-Both forms of GD (:mod:`~ibcore.relu.gd`, :mod:`~ibcore.relu.reference`)
+Both forms of GD (:mod:`~ibcore.relu.gd`, and ``tests/relu/weight_space.py``)
 validate their arguments with :func:`prepare_gd`, wrap their iterate in a
 *state* object and hand it to :func:`run_gd`, which owns everything they
 share: the divergence check, the stopping rule, the activation-pattern

@@ -13,7 +13,7 @@ and :math:`r = f(X) - y`, so GD never leaves :math:`w_j(0) + \operatorname{span}
     \beta_j \leftarrow \beta_j - \frac{\eta}{n} s_j K D_j r.
 
 One step costs :math:`O(mn^2)` instead of the :math:`O(mnd)` of the weight-space update
-(the test reference ``_gradient_descent_weight_space`` in ``ibcore.relu.reference``). The
+(the reference the tests hold it to). The
 per-example contraction is :math:`c_i = \eta\lVert x_i\rVert^2/n`: an active example alone moves as
 :math:`\beta_i \leftarrow (1 - c_i)\beta_i + c_i y_i`.
 """

@@ -231,15 +231,6 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
     return rng.standard_normal(shape) * (scale / np.sqrt(d))
 
 
-def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
-    """:func:`~ibcore.relu.all_active_init` at b0 = 1e-3 (the tiny start of chapter 6).
-
-    The cross-terms of size √(n/d) switch off some positive-label examples in
-    the first steps, and GD then stalls at a non-global stationary point.
-    """
-    return all_active_init(X, b0=b0, m=m, trace=trace)
-
-
 def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.ndarray:
     r"""Initial weights from a (possibly) bad initialisation (chapter 6).
 

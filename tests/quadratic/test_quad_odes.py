@@ -7,6 +7,8 @@ from ibcore import DivergenceError
 from ibcore.summary import summarise
 from ibcore.sweep import sweep, trial_seed
 
+from .independent import error_first_moments, population_gradient
+
 
 def _random_overlaps(p, p_star, rng, n=9):
     W = rng.standard_normal((p, n))
@@ -23,7 +25,7 @@ def test_rhs_is_built_from_the_moments(noise, teacher):
     Q, R, T = _random_overlaps(p, p_star, np.random.default_rng(0))
     if teacher == "identity":
         T = np.eye(p_star)
-    m_R, m_Q = q.moments._error_first_moments(Q, R, T)
+    m_R, m_Q = error_first_moments(Q, R, T)
     dQ, dR = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
     np.testing.assert_allclose(dR, -2 * m_R, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise),
@@ -58,7 +60,7 @@ def test_gradient_flow_part_is_population_gradient_flow():
     p, p_star, N = 3, 2, 11
     W, W_star = rng.standard_normal((p, N)), rng.standard_normal((p_star, N))
     Q, R, T = q.overlaps(W, W_star)
-    G = q.hessian._population_gradient(W, W_star)
+    G = population_gradient(W, W_star)
     U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
     dQ, dR = q.ode_rhs(Q, R, T)
     np.testing.assert_allclose(dR, -p * G @ U_star.T, atol=1e-12)

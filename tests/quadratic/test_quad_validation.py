@@ -26,7 +26,6 @@ def _nan(a):
     (lambda: q.phi_matrix(Q0, R0, noise=-1.0), "noise"),
     # one set of overlaps per call: with a time axis, np.trace and @ would mix the times
     (lambda: q.phi_matrix(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
-    (lambda: q.moments._error_first_moments(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
     (lambda: q.gaussian_moment(np.ones(3), [0, 0]), "cov"),
     (lambda: q.gaussian_moment([[np.nan]], [0, 0]), "cov"),
     (lambda: q.wick_pairings(-2), "n"),
@@ -144,7 +143,6 @@ def test_sgd_arguments(kwargs, name):
     (lambda: q.critical_point("zero_loss", 1, 2, 9), "p"),
     (lambda: q.hessian_spectrum_table("zero", 3, 0, 9), "p_star"),
     (lambda: q.population_hessian(W0, W_STAR, wrt="V"), "wrt"),
-    (lambda: q.hessian._population_gradient(W0, W_STAR[:, :3]), "W_star"),
     (lambda: q.closest_zero_loss_solution(np.ones((1, 2))), "R"),
     (lambda: q.frame_drift(R0), "R"),
 ])
