@@ -41,6 +41,15 @@ def wick_pairings(n):
     list of tuple of (int, int)
         Each pairing as a tuple of index pairs ``(k, l)`` with ``k < l``;
         ``[()]`` for ``n = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.wick_pairings(4)
+    [((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))]
+    >>> len(q.wick_pairings(6))   # 5!! = 15
+    15
     """
     n = nonnegative_int("n", n)
     if n % 2:
@@ -159,6 +168,15 @@ def phi_matrix(Q, R, T=None, noise=0.0):
     -------
     ndarray, shape (p, p)
         :math:`\\Phi + \\Delta Q`, symmetric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> Phi = q.phi_matrix(np.eye(2), np.eye(2))   # the student is the teacher: y_hat = y
+    >>> print(np.round(Phi, 12))
+    [[0. 0.]
+     [0. 0.]]
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
     noise = nonnegative_float("noise", noise)

@@ -162,6 +162,14 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
     -------
     :class:`~ibcore.quadratic.odes.OverlapRates`
         ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> rates = q.ode_rhs(np.eye(2), np.eye(2))   # a zero-loss point: nothing moves
+    >>> print(np.abs(rates.dQ).max(), np.abs(rates.dR).max())
+    0.0 0.0
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
     rhs = _FullRHS(p, p_star, T, _gamma_weight(lr, p), nonnegative_float("noise", noise))
@@ -280,6 +288,17 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
         singularity (e.g. γ too large for a plateau to exist). ``err.time``
         holds the time t′ of the blow-up (for a singularity, the latest time
         at which the integrator evaluated the right-hand side, whatever ``t_eval``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> Q0, R0, T = q.initial_overlaps(4, 2, 1000, rng=0)
+    >>> traj = q.integrate_odes(Q0, R0, T, t_max=20.0, n_points=50)
+    >>> traj.Q.shape, traj.R.shape
+    ((50, 4, 4), (50, 4, 2))
+    >>> print(f"{traj.risk[0]:.3f} -> {traj.risk[-1]:.1e}")
+    0.749 -> 6.3e-05
     """
     Q0, R0, T, p, p_star = _initial(Q0, R0, T)
     g = _gamma_weight(lr, p)

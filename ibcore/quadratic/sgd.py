@@ -223,6 +223,17 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Notes
     -----
     Memory is :math:`O(pN + bN + \\text{records}\\cdot p^2)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(4, 2, 500, informative=0.3, rng=0)
+    >>> run = q.sgd_one_pass(W0, W_star, lr=0.4, t_max=1.0, rng=1, record_every=250)
+    >>> run.n_steps, run.Q.shape
+    (5000, (21, 4, 4))
+    >>> print(f"{run.risk[0]:.3f} -> {run.risk[-1]:.3f}")
+    0.734 -> 0.345
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)

@@ -102,6 +102,21 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
         :math:`w_j(0) = X^\top\alpha_{0,j}` (so :math:`\beta(0) = K\alpha_0`).
         A 1-D array means one neuron.
     {shared}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 200, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.1, X))
+    >>> res.success, res.w.shape
+    (True, (200,))
+    >>> R.positive_residual(res, y) < 1e-9   # the positive labels are fitted
+    True
+    >>> gram = R.gradient_descent(K=X @ X.T, y=y, alpha0=R.all_active_init(K=X @ X.T), lr=res.lr)   # the same run from K
+    >>> bool(np.allclose(gram.beta, res.beta)), gram.n_steps == res.n_steps, gram.w is None
+    (True, True, True)
     """
     run = _prepared(X, y, w0, K=K, alpha0=alpha0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
                     record_every=record_every, activation=activation, check_stability=check_stability)

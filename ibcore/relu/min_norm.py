@@ -179,6 +179,15 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
         through ``nu``, and distances through :func:`~ibcore.relu.relative_gap`
         given ``K``), :math:`\beta^\star` = ``beta``, multipliers
         :math:`\nu` = ``nu``, ``kkt_residual``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
+    >>> sol = R.min_norm_solution(X, y)
+    >>> print(sol.w)   # the negative label is left inactive at 0
+    [1. 0. 2.]
     """
     return _solve(X, K, y, _solve_dual, "relu")
 
@@ -211,6 +220,14 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     -------
     :class:`~ibcore.relu.min_norm.MinNormSolution`
         With ``problem="positive_subset"``, :math:`\nu = 0` off :math:`I_+`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
+    >>> print(R.positive_subset_least_squares(X, y).w)
+    [1. 0. 2.]
     """
     return _solve(X, K, y, _positive_subset_nu, "positive_subset")
 
@@ -234,6 +251,15 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     numpy.ndarray
         The weights, shape (2, d), given ``X``; the data-span coefficients
         :math:`(\nu(y), \nu(-y))`, shape (2, n), given ``K``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
+    >>> print(R.min_norm_pair(X, y))   # w*(y) and w*(-y)
+    [[1.  0.  2. ]
+     [0.  0.5 0. ]]
     """
     field = "w" if K is None else "nu"
     minus_y = None if y is None else -np.asarray(y, float)
@@ -290,6 +316,17 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     -------
     numpy.ndarray, shape (m, n)
         Coefficients :math:`\nu_j` of :math:`w^\star_j = X^\top\nu_j`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
+    >>> signs = R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> print(R.disjoint_targets_gram(K, y, assignment, signs))
+    [[1.  0.  0.5 0. ]
+     [0.  1.  0.  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
@@ -332,6 +369,18 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     -------
     numpy.ndarray, shape (m, n)
         Coefficients of :math:`w^\circ_j = X^\top` ``coef[j]`` (they include ``alpha0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
+    >>> signs = R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
+    >>> print(np.round(R.disjoint_closest_targets_gram(K, y, assignment, signs, alpha0), 3))
+    [[ 1.  -0.1  0.5 -0.1]
+     [-0.1  1.  -0.1  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
@@ -385,6 +434,19 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     -------
     :class:`~ibcore.relu.min_norm.LinearLimit`
         ``limit`` and ``frozen``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
+    >>> signs = R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
+    >>> limit = R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
+    >>> print(np.round(limit.limit, 3))
+    [[ 1.  -0.1  0.5 -0.1]
+     [-0.1  1.  -0.1  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)

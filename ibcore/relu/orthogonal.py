@@ -64,6 +64,15 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     -------
     int
         :math:`T_{\rm orth}`, a number of GD steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.orthogonal_stabilisation_step(np.array([0.5, -0.5]), 0.1)
+    11
+    >>> R.orthogonal_stabilisation_step(np.array([0.5, 0.2]), 0.1)   # no negative label
+    0
     """
     y, c, b0 = _one_neuron_inputs(y, c, b0)
     neg = -y[y < 0]
@@ -100,6 +109,14 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
     -------
     numpy.ndarray, shape (2, n)
         :math:`(\beta_+, \beta_-)` in the limit, one column per example.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.two_neuron_orthogonal_limit(np.array([1.0, -0.5, 0.05]), 0.1))
+    [[1.    0.    0.125]
+     [0.    0.5   0.075]]
     """
     y = finite_array("y", y, ndim=1)
     b = positive_float("b0", b0)
@@ -134,6 +151,13 @@ def two_neuron_orthogonal_gap(y, b0) -> float:
     -------
     float
         The relative gap (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(round(R.two_neuron_orthogonal_gap(np.array([1.0, -0.5, 0.05]), 0.1), 4))
+    0.0948
     """
     y = finite_array("y", y, ndim=1)
     if not np.any(y != 0):
