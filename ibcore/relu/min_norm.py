@@ -33,7 +33,6 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 """
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
@@ -42,14 +41,9 @@ from .._result import result
 from ..validation import finite_array
 from .gram import _features_or_gram, _validated_gram, _x_y_or_k_doc
 
-__all__ = [
-    "min_norm_solution",
-    "positive_subset_least_squares",
-    "min_norm_pair",
-    "disjoint_targets_gram",
-    "disjoint_closest_targets_gram",
-    "disjoint_linear_limit_gram",
-]
+__all__ = ["min_norm_solution", "positive_subset_least_squares", "min_norm_pair", "disjoint_targets_gram",
+           "disjoint_closest_targets_gram", "disjoint_linear_limit_gram"]
+
 
 @result
 class MinNormSolution:
@@ -184,9 +178,7 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
-    >>> sol = R.min_norm_solution(X, y)
-    >>> print(sol.w)   # the negative label is left inactive at 0
+    >>> print(R.min_norm_solution(np.eye(3), np.array([1.0, -0.5, 2.0])).w)   # the negative label at 0
     [1. 0. 2.]
     """
     return _solve(X, K, y, _solve_dual, "relu")
@@ -225,8 +217,7 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
-    >>> print(R.positive_subset_least_squares(X, y).w)
+    >>> print(R.positive_subset_least_squares(np.eye(3), np.array([1.0, -0.5, 2.0])).w)
     [1. 0. 2.]
     """
     return _solve(X, K, y, _positive_subset_nu, "positive_subset")
@@ -256,8 +247,7 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> X, y = np.eye(3), np.array([1.0, -0.5, 2.0])
-    >>> print(R.min_norm_pair(X, y))   # w*(y) and w*(-y)
+    >>> print(R.min_norm_pair(np.eye(3), np.array([1.0, -0.5, 2.0])))   # w*(y) and w*(-y)
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
@@ -321,9 +311,8 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
-    >>> signs = R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
     >>> print(R.disjoint_targets_gram(K, y, assignment, signs))
     [[1.  0.  0.5 0. ]
      [0.  1.  0.  0.5]]
@@ -374,9 +363,8 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
-    >>> signs = R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
     >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
     >>> print(np.round(R.disjoint_closest_targets_gram(K, y, assignment, signs, alpha0), 3))
     [[ 1.  -0.1  0.5 -0.1]
@@ -439,12 +427,10 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> K, y = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5])
-    >>> signs = R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
     >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
-    >>> limit = R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
-    >>> print(np.round(limit.limit, 3))
+    >>> print(np.round(R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0).limit, 3))
     [[ 1.  -0.1  0.5 -0.1]
      [-0.1  1.  -0.1  0.5]]
     """
