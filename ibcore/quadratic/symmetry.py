@@ -48,7 +48,8 @@ def conserved_frame(R):
     Parameters
     ----------
     R : array_like, shape (p, p_star) or (n_t, p, p_star)
-        Needs :math:`p \\ge p^*` and full column rank.
+        Needs :math:`p \\ge p^*` and full column rank: its smallest singular value above
+        :math:`10^{-14}` times its largest.
 
     Returns
     -------
