@@ -234,3 +234,36 @@ def test_positive_residual_is_the_worst_fit_of_a_positive_label(problem):
     direct = np.abs(np.maximum(X @ run.w, 0) - y)[y > 0].max()
     assert direct > 1e-3 and R.positive_residual(run, y) == pytest.approx(direct, rel=1e-12)
     assert R.positive_residual(run, -np.abs(y)) == 0.0  # no positive label: nothing to fit
+
+
+def _teacher_risk_by_quadrature(w, theta):
+    """E(σ(w·x) - σ(θ·x))² for x ~ N(0, I_d), as a 1-D integral: only the plane of w and θ matters,
+    and with x = r u(a) in it, E = (1/2π) ∫ da ∫ r³ e^{-r²/2} dr (σ(w·u) - σ(θ·u))² = (1/π) ∫ (...)² da."""
+    from scipy.integrate import quad
+
+    e1 = theta / np.linalg.norm(theta)
+    a_w, a_t = w @ e1, theta @ e1
+    b_w = np.linalg.norm(w - a_w * e1)       # w = a_w e1 + b_w e2
+    if b_w <= 1e-12 * np.linalg.norm(w):      # (anti)parallel: rounding, not a direction
+        b_w = 0.0
+
+    def integrand(a):
+        return (max(a_w * np.cos(a) + b_w * np.sin(a), 0.0) - max(a_t * np.cos(a), 0.0)) ** 2
+
+    kinks = sorted({np.pi / 2, 3 * np.pi / 2, np.arctan2(-a_w, b_w) % np.pi, np.arctan2(-a_w, b_w) % np.pi + np.pi})
+    value, _ = quad(integrand, 0.0, 2 * np.pi, points=kinks, epsabs=1e-13, epsrel=1e-12, limit=200)
+    return value / np.pi
+
+
+@pytest.mark.parametrize("case", ["generic", "parallel", "antiparallel", "orthogonal", "zero student"])
+def test_relu_teacher_risk_against_quadrature(case):
+    """The arc-cosine closed form against a numerical integral, to 1e-9, at unequal norms."""
+    rng = np.random.default_rng(1)
+    d = 7
+    theta = 2.0 * rng.standard_normal(d) / np.sqrt(d)
+    other = rng.standard_normal(d)
+    w = {"generic": 0.5 * other / np.linalg.norm(other),
+         "parallel": 0.3 * theta, "antiparallel": -0.7 * theta,
+         "orthogonal": 1.5 * (other - (other @ theta) / (theta @ theta) * theta) / np.linalg.norm(other),
+         "zero student": np.zeros(d)}[case]
+    assert R.relu_teacher_risk(w, theta) == pytest.approx(_teacher_risk_by_quadrature(w, theta), rel=1e-9, abs=1e-14)
