@@ -25,7 +25,7 @@ import numpy as np
 import scipy.linalg
 
 from .gram import _features_or_gram
-from ._iteration import GDSetup, gd_parameters_doc, prepare_gd, run_gd, warn_inactive
+from ._iteration import GDSetup, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
@@ -63,7 +63,46 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
         With ``K``: coefficients of the initial weights,
         :math:`w_j(0) = X^\top\alpha_{0,j}` (so :math:`\beta(0) = K\alpha_0`).
         A 1-D array means one neuron.
-    {shared}
+    lr : float
+        Step size η (> 0 and below :func:`~ibcore.relu.stability_bound`);
+        see :func:`~ibcore.relu.lr_from_contraction` to set it from
+        :math:`c = \eta\lVert x\rVert^2/n`.
+    signs : array of shape (m,), optional
+        Fixed output signs :math:`s_j \in \{+1, -1\}`; default :func:`~ibcore.relu.default_signs`.
+    max_steps : int
+        Step budget.
+    tol : float
+        Stop after the first step t → t+1 whose length is small relative to
+        the weights: :math:`\eta\lVert\nabla L(w_t)\rVert \le \text{tol}\cdot\lVert w_{t+1}\rVert` (Frobenius
+        norms over all neurons). The test is invariant under rescaling X and y. Since the
+        iterates contract by about :math:`(1 - c)` per step, the distance left to the
+        limit is about :math:`\text{tol}\cdot\lVert w\rVert/c` (e.g. positive residuals
+        :math:`\sim 10^{-10}` at c = 0.01).
+        ``tol=0`` runs exactly ``max_steps`` steps.
+    record_every : int or None
+        Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
+        step; ``None`` (the default) records only the end state. 0 is refused.
+    activation : {"relu", "identity"}
+        σ; ``"identity"`` gives linear regression (the classical min-norm control).
+    check_stability : bool
+        Raise ``ValueError`` if :math:`\eta \ge 2n/(m\,\lambda_{\max}(K))`. Turn off only to show divergence.
+
+    Returns
+    -------
+    :class:`~ibcore.relu.results.GDResult`
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, NaN/inf, lr ≤ 0, lr above the stability bound, bad signs.
+    DivergenceError
+        If the iterates overflow; ``.step`` is the GD step at which it happened.
+
+    Warns
+    -----
+    InactivePositiveWarning
+        If :math:`w_0` leaves an example that must be fitted inactive on all neurons
+        of matching sign. The run still happens.
 
     Examples
     --------
@@ -222,6 +261,3 @@ def _gradient_descent_runs(calls) -> list[GDResult]:
         for i, result in zip(indices, _run_stack([runs[i] for i in indices])):
             results[i] = result
     return results
-
-
-gd_parameters_doc(gradient_descent)

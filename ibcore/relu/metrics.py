@@ -126,25 +126,13 @@ def norm_gram(K, coef) -> float:
     return float(np.sqrt(max(np.einsum("ji,ik,jk->", coef, K, coef), 0.0)))
 
 
-_RUN = """Parameters
-    ----------
-    result : :class:`~ibcore.relu.results.GDResult`
-        A run of :func:`~ibcore.relu.gradient_descent`."""
-
-
-def _run_doc(func):
-    """Fill the ``{run}`` slot of a docstring with its Parameters section, whose first is ``result``.
-
-    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
-    """
-    func.__doc__ = func.__doc__.replace("{run}", _RUN)
-    return func
-
-
 def stabilisation_step(result) -> int:
     """The step after which no activation pattern changes: the largest ``last_change``.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
     -------
@@ -164,13 +152,14 @@ def stabilisation_step(result) -> int:
     return int(np.max(result.last_change))
 
 
-_run_doc(stabilisation_step)
-
 
 def reactivation_count(result) -> int:
     r"""Total number of re-activations (:math:`\beta_{j,i} \le 0` then :math:`> 0` again) over all neurons and examples.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
     -------
@@ -189,13 +178,14 @@ def reactivation_count(result) -> int:
     return int(np.sum(result.reactivations))
 
 
-_run_doc(reactivation_count)
-
 
 def positive_residual(result, y) -> float:
     r"""How well the positive labels are fitted: :math:`\max_{i:\,y_i > 0} \lvert f(x_i) - y_i\rvert`.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
     y : array of shape (n,)
         Its labels.
 
@@ -218,8 +208,6 @@ def positive_residual(result, y) -> float:
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
 
-
-_run_doc(positive_residual)
 
 
 def _can_fit(y, signs) -> np.ndarray:

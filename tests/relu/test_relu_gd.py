@@ -263,8 +263,3 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
         last, react = np.zeros((3, n), int), np.zeros((3, n), int)
     np.testing.assert_array_equal(res.last_change, last)
     np.testing.assert_array_equal(res.reactivations, react)
-
-
-def test_shared_parameters_are_in_the_docstring():
-    gd = R.gradient_descent
-    assert "{shared}" not in gd.__doc__ and "record_every : int or None" in gd.__doc__
