@@ -32,6 +32,7 @@ from _baseline import baseline_module, baseline_or_skip, interleaved
 
 import ibcore.relu as R
 from ibcore.relu import _iteration
+from tests.relu.weight_space import WeightIterate
 
 N, D = 200, 20_000
 GAP_POINT = dict(n=50, d=10 ** 6)
@@ -49,8 +50,9 @@ def make_step_problem(seed=0):
     w0 = R.all_active_init(X, trace=D)
     setup = _iteration.prepare_gd(y, w0, init_name="w0", width=D, n=N, lr=R.lr_from_contraction(0.01, X),
                                   signs=None, max_steps=1, tol=0, record_every=None, activation="relu")
-    dual = R.gd._DualIterate(X @ X.T, setup.init @ X.T, float(np.vdot(w0, w0)), setup)
-    weight_space = R.reference._WeightIterate(X, setup)
+    run = R.gd._Prepared(setup, X @ X.T, setup.init @ X.T, float(np.vdot(w0, w0)), float("inf"), None, None)
+    dual = R.gd._DualIterates([run])  # a stack of one run, as gradient_descent steps it
+    weight_space = WeightIterate(X, y, setup.init, setup.signs, setup.lr)
     return X, dual.step, weight_space.step
 
 
@@ -75,8 +77,12 @@ def run_loop(relu, problem, steps=LOOP_STEPS):
                                        lr=problem["lr"], signs=None, max_steps=steps, tol=1e-12,
                                        record_every=None, activation="relu")
     beta0 = setup.init @ K
-    state = relu.gd._DualIterate(K, beta0, float(np.vdot(setup.init, beta0)), setup)
-    res = relu._iteration.run_gd(state, setup, bound=float("inf"), alpha0=setup.init)
+    if hasattr(relu.gd, "_run_stack"):  # one loop for one run or a stack of runs
+        run = relu.gd._Prepared(setup, K, beta0, float(np.vdot(setup.init, beta0)), float("inf"), None, setup.init)
+        (res,) = relu.gd._run_stack([run])
+    else:
+        state = relu.gd._DualIterate(K, beta0, float(np.vdot(setup.init, beta0)), setup)
+        res = relu._iteration.run_gd(state, setup, bound=float("inf"), alpha0=setup.init)
     assert res.n_steps == steps
     return res
 

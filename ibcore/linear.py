@@ -44,6 +44,16 @@ def min_norm_interpolator(X, y) -> np.ndarray:
         Data, rows linearly independent (so :math:`n \\le d`).
     y : array_like, shape (n,)
         Targets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore import linear
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0])
+    >>> w = linear.min_norm_interpolator(X, y)
+    >>> print(np.round(w, 4) + 0.0, np.allclose(X @ w, y))
+    [0. 1. 1.] True
     """
     X = finite_array("X", X, ndim=2)
     y = finite_array("y", y, shape=(X.shape[0],))
@@ -51,14 +61,35 @@ def min_norm_interpolator(X, y) -> np.ndarray:
 
 
 def row_space_projection(X, v) -> np.ndarray:
-    """:math:`P_X v = X^\\top K^{-1} X v`, the projection of ``v`` onto the row space of ``X``."""
+    """:math:`P_X v = X^\\top K^{-1} X v`, the projection of ``v`` onto the row space of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore import linear
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0])
+    >>> print(np.round(linear.row_space_projection(X, np.array([1.0, -1.0, 0.0])), 4) + 0.0)
+    [ 1. -1.  0.]
+    """
     X = finite_array("X", X, ndim=2)
     v = finite_array("v", v, shape=(X.shape[1],))
     return X.T @ _solve_gram(X, X @ v)
 
 
 def gd_limit(X, y, w0) -> np.ndarray:
-    """The limit of gradient descent from ``w0``: :math:`X^\\top K^{-1}y + (I - P_X)w_0`."""
+    """The limit of gradient descent from ``w0``: :math:`X^\\top K^{-1}y + (I - P_X)w_0`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore import linear
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0])
+    >>> w0 = np.array([0.0, 0.0, 3.0])
+    >>> print(np.round(linear.gd_limit(X, y, w0), 4) + 0.0)
+    [-1.  0.  2.]
+    """
     X = finite_array("X", X, ndim=2)
     y = finite_array("y", y, shape=(X.shape[0],))
     w0 = finite_array("w0", w0, shape=(X.shape[1],))
@@ -72,6 +103,15 @@ def least_squares_stability_bound(X) -> float:
     a quadratic is stable iff the step is below 2 / (largest Hessian
     eigenvalue). This is :func:`ibcore.relu.stability_bound` with one neuron,
     where it is exact (for m neurons that bound is only sufficient).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore import linear
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0])
+    >>> print(round(linear.least_squares_stability_bound(X), 4))   # 2n / mu_max(K)
+    1.3333
     """
     from .relu import stability_bound as _bound
 
@@ -86,6 +126,16 @@ def least_squares_gd(X, y, w0, *, lr, max_steps=100_000, tol=1e-12, record_every
     :math:`\\sigma(z) = z`, whose primal--dual iteration
     :math:`w_t = w_0 + X^\\top\\alpha_t`, :math:`\\beta_{t+1} = \\beta_t - \\frac{\\eta}{n}K(\\beta_t - y)`
     is exactly the derivation of the prologue.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore import linear
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    >>> y = np.array([1.0, 2.0])
+    >>> res = linear.least_squares_gd(X, y, np.zeros(3), lr=0.5)
+    >>> print(np.round(res.w, 6) + 0.0)   # the min-norm interpolator, from w0 = 0
+    [0. 1. 1.]
     """
     from .relu import gradient_descent as _gd
 

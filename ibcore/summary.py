@@ -119,8 +119,13 @@ def summarise(table, by, column, stat="median", *, ci: float | None = 0.95, seed
 
     Examples
     --------
-    >>> summary = summarise(table, "d", "gap", stat=("median", 0.9))  # doctest: +SKIP
-    >>> summary[["d", "median", "median_lo", "median_hi", "count"]]     # doctest: +SKIP
+    >>> import pandas as pd
+    >>> from ibcore.summary import summarise
+    >>> table = pd.DataFrame({"d": [10] * 4 + [20] * 4, "gap": [1.0, 2.0, 3.0, 4.0, 2.0, 2.5, 3.0, 3.5]})
+    >>> print(summarise(table, "d", "gap", stat=("median", "max")).round(3).to_string(index=False))
+     d  median  median_lo  median_hi  max  count
+    10    2.50        1.0        4.0  4.0      4
+    20    2.75        2.0        3.5  3.5      4
     """
     import pandas as pd
 
@@ -175,7 +180,14 @@ def summarise_columns(table, by, columns, stat="median", *, ci: float | None = 0
 
     Examples
     --------
-    >>> summarise_columns(table, "N", ["gap", "gap_gradient_flow"])  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> from ibcore.summary import summarise_columns
+    >>> table = pd.DataFrame({"d": [10] * 4 + [20] * 4, "gap": [1.0, 2.0, 3.0, 4.0, 2.0, 2.5, 3.0, 3.5]})
+    >>> table["gap2"] = 2 * table["gap"]
+    >>> print(summarise_columns(table, "d", ["gap", "gap2"], stat="mean", ci=None).to_string(index=False))
+     d  gap  gap2  count
+    10 2.50   5.0      4
+    20 2.75   5.5      4
     """
     columns = [columns] if isinstance(columns, str) else list(columns)
     if not columns or isinstance(stat, tuple):
@@ -210,6 +222,12 @@ def interval_text(value, low, high, *, digits: int = 2, count: int | None = None
         The sample size, appended as ``", <count> <unit>"``.
     unit : str
         What ``count`` counts (``"draws"``, ``"runs"``, ...).
+
+    Examples
+    --------
+    >>> from ibcore.summary import interval_text
+    >>> interval_text(0.5213, 0.47, 0.5702, count=40)
+    '0.52 [0.47, 0.57], 40 draws'
     """
     text = f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
     return text if count is None else f"{text}, {count} {unit}"
@@ -221,6 +239,15 @@ def with_intervals(summary, *, digits: int = 2):
     The columns ``<stat>``, ``<stat>_lo`` and ``<stat>_hi`` of :func:`summarise` become one
     column ``<stat> [95% CI]`` (the level :func:`summarise` used) of texts such as
     ``0.52 [0.47, 0.57]``; other columns stay.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ibcore.summary import summarise, summarise_columns, with_intervals
+    >>> table = pd.DataFrame({"d": [10] * 4 + [20] * 4, "gap": [1.0, 2.0, 3.0, 4.0, 2.0, 2.5, 3.0, 3.5]})
+    >>> s = summarise(table, "d", "gap", stat="mean", ci=0.9)
+    >>> list(with_intervals(s).columns)
+    ['d', 'mean [90% CI]', 'count']
     """
     out = summary.copy()
     level = f"{100 * summary.attrs.get('ci', 0.95):g}% CI"
@@ -234,7 +261,15 @@ def with_intervals(summary, *, digits: int = 2):
 
 
 class SlopeFit(NamedTuple):
-    """A least-squares slope with its confidence interval (:func:`fit_slope`)."""
+    """A least-squares slope with its confidence interval (:func:`fit_slope`).
+
+    Examples
+    --------
+    >>> from ibcore.summary import SlopeFit
+    >>> fit = SlopeFit(slope=-0.5, lo=-0.6, hi=-0.4, count=40)
+    >>> fit.slope, fit.count
+    (-0.5, 40)
+    """
 
     slope: float
     lo: float
@@ -276,6 +311,15 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
         ``slope``, ``lo``, ``hi`` (the interval) and ``count`` (number of pairs);
         unpacks in this order, and ``interval_text(*fit[:3], count=fit.count)``
         prints it the way the book quotes numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore.summary import fit_slope
+    >>> x = np.array([1.0, 2.0, 4.0, 8.0] * 2)
+    >>> fit = fit_slope(x, 3.0 * x ** 0.5, log=True)
+    >>> print(round(fit.slope, 6), fit.count)
+    0.5 8
     """
     from scipy import stats as st
 

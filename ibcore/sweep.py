@@ -40,7 +40,17 @@ __all__ = ["sweep", "default_cache_dir", "trial_seed", "source_fingerprint"]
 
 
 def default_cache_dir() -> Path:
-    """Folder of the on-disk cache: ``$IBCORE_CACHE`` or ``~/.cache/ibcore``."""
+    """Folder of the on-disk cache: ``$IBCORE_CACHE`` or ``~/.cache/ibcore``.
+
+    Examples
+    --------
+    >>> from unittest import mock
+    >>> from ibcore.sweep import default_cache_dir
+    >>> with mock.patch.dict("os.environ", {"IBCORE_CACHE": "/tmp/my-cache"}):
+    ...     print(default_cache_dir())
+    ...
+    /tmp/my-cache
+    """
     return Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore"))
 
 
@@ -58,7 +68,17 @@ def _canonical(params: dict) -> str:
 
 
 def trial_seed(seed: int, params: dict, trial: int) -> np.random.SeedSequence:
-    """The seed sequence of one trial, a function of ``(seed, params, trial)`` only."""
+    """The seed sequence of one trial, a function of ``(seed, params, trial)`` only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore.sweep import trial_seed
+    >>> a = np.random.default_rng(trial_seed(0, {"n": 20}, 3)).random()
+    >>> b = np.random.default_rng(trial_seed(0, {"n": 20}, 3)).random()
+    >>> a == b
+    True
+    """
     digest = hashlib.sha256(_canonical(params).encode()).digest()
     return np.random.SeedSequence([int(seed), int.from_bytes(digest[:8], "little"), int(trial)])
 
@@ -85,6 +105,12 @@ def source_fingerprint() -> str:
 
     A trial's result depends on the solvers it calls, so the sweep cache is keyed
     on it; the book build uses it too, to discard executed chapters after an edit.
+
+    Examples
+    --------
+    >>> from ibcore.sweep import source_fingerprint
+    >>> len(source_fingerprint())
+    16
     """
     package = Path(__file__).resolve().parent
     digest = hashlib.sha256()
@@ -283,6 +309,22 @@ def sweep(
     pandas.DataFrame
         One row per ``(point, trial)``: the parameter columns, ``trial``, then
         the keys returned by ``trial``.
+
+    Examples
+    --------
+    >>> from ibcore.sweep import sweep
+    >>> def coin(*, bias, rng=None):
+    ...     return {"heads": float(rng.random() < bias)}
+    ...
+    >>> table = sweep(coin, {"bias": [0.0, 1.0]}, trials=3, n_jobs=1, cache=False, progress=False)
+    >>> print(table.to_string(index=False))
+     bias  trial  heads
+      0.0      0    0.0
+      0.0      1    0.0
+      0.0      2    0.0
+      1.0      0    1.0
+      1.0      1    1.0
+      1.0      2    1.0
     """
     from joblib import Parallel, delayed, effective_n_jobs, parallel_config
     from . import __version__

@@ -37,6 +37,13 @@ class DivergenceError(FloatingPointError):
         which it was detected; ``None`` otherwise.
     unit : str
         What ``step`` counts.
+
+    Examples
+    --------
+    >>> from ibcore.validation import DivergenceError
+    >>> err = DivergenceError("the iterates overflowed", step=12, unit="GD step")
+    >>> err.step, str(err)
+    (12, 'the iterates overflowed (diverged at GD step 12)')
     """
 
     def __init__(self, message: str, *, step: int | None = None, time: float | None = None,
@@ -72,6 +79,16 @@ def finite_array(name: str, value, *, ndim=None, shape=None) -> np.ndarray:
         Allowed number(s) of dimensions.
     shape : tuple, optional
         Required shape; ``None`` entries are wildcards.
+
+    Examples
+    --------
+    >>> from ibcore.validation import finite_array
+    >>> finite_array("y", [1, 2, 3], shape=(3,))
+    array([1., 2., 3.])
+    >>> finite_array("y", [1.0, float("nan")])
+    Traceback (most recent call last):
+        ...
+    ValueError: y must be finite, got 1 NaN/inf entry
     """
     try:
         arr = np.asarray(value, dtype=float)
@@ -97,28 +114,72 @@ def finite_array(name: str, value, *, ndim=None, shape=None) -> np.ndarray:
 
 
 def positive_int(name: str, value) -> int:
-    """Check that ``value`` is an integer >= 1 and return it as ``int``."""
+    """Check that ``value`` is an integer >= 1 and return it as ``int``.
+
+    Examples
+    --------
+    >>> from ibcore.validation import positive_int
+    >>> positive_int("n", 3)
+    3
+    >>> positive_int("n", 0)
+    Traceback (most recent call last):
+        ...
+    ValueError: n must be a positive integer, got 0
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
 def nonnegative_int(name: str, value) -> int:
-    """Check that ``value`` is an integer >= 0 and return it as ``int``."""
+    """Check that ``value`` is an integer >= 0 and return it as ``int``.
+
+    Examples
+    --------
+    >>> from ibcore.validation import nonnegative_int
+    >>> nonnegative_int("k", 0)
+    0
+    >>> nonnegative_int("k", 1.5)
+    Traceback (most recent call last):
+        ...
+    ValueError: k must be a non-negative integer, got 1.5
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
     return int(value)
 
 
 def positive_float(name: str, value) -> float:
-    """Check that ``value`` is a finite real number > 0 and return it as ``float``."""
+    """Check that ``value`` is a finite real number > 0 and return it as ``float``.
+
+    Examples
+    --------
+    >>> from ibcore.validation import positive_float
+    >>> positive_float("lr", 1)
+    1.0
+    >>> positive_float("lr", -0.1)
+    Traceback (most recent call last):
+        ...
+    ValueError: lr must be a positive finite number, got -0.1
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
 
 
 def nonnegative_float(name: str, value) -> float:
-    """Check that ``value`` is a finite real number >= 0 and return it as ``float``."""
+    """Check that ``value`` is a finite real number >= 0 and return it as ``float``.
+
+    Examples
+    --------
+    >>> from ibcore.validation import nonnegative_float
+    >>> nonnegative_float("noise", 0)
+    0.0
+    >>> nonnegative_float("noise", float("inf"))
+    Traceback (most recent call last):
+        ...
+    ValueError: noise must be a non-negative finite number, got inf
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a non-negative finite number, got {value!r}")
     return float(value)
@@ -129,6 +190,14 @@ def orthonormal_columns(n: int, k: int, rng) -> np.ndarray:
 
     QR of a Gaussian matrix, with the signs of R's diagonal folded into Q so
     that the distribution is exactly Haar (plain QR is biased).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ibcore.validation import orthonormal_columns
+    >>> U = orthonormal_columns(5, 2, np.random.default_rng(0))
+    >>> U.shape, bool(np.allclose(U.T @ U, np.eye(2)))
+    ((5, 2), True)
     """
     n, k = positive_int("n", n), positive_int("k", k)
     if k > n:

@@ -8,7 +8,7 @@ import pytest
 
 import ibcore.relu as R
 from ibcore.quadratic import odes
-from ibcore.relu import _iteration, gd, metrics, trials
+from ibcore.relu import gd, metrics, trials
 
 from .quadratic import test_quad_trials
 from .relu import test_relu_gd, test_relu_trials
@@ -24,17 +24,19 @@ def _gap_times_1_3(mp):
 
 
 def _lr_one_percent_high(mp):
-    """The GD kernel takes a step 1% longer than lr/n asks."""
-    kernel = _iteration.gradient_kernel
-    wrong = lambda y, signs, eta, relu=True: kernel(y, signs, 1.01 * eta, relu)  # noqa: E731
-    mp.setattr(_iteration, "gradient_kernel", wrong)
-    mp.setattr(gd, "gradient_kernel", wrong)
+    """The GD step is 1% longer than lr/n asks."""
+    init = gd._DualIterates.__init__
+
+    def wrong(self, runs):
+        init(self, runs)
+        self._s_eta = 1.01 * self._s_eta
+
+    mp.setattr(gd._DualIterates, "__init__", wrong)
 
 
 def _relu_slope_one_at_zero(mp):
-    """sigma'(0) = 1: the GD kernel counts a pre-activation exactly 0 as active. The primal-dual
-    solver and its weight-space reference share the kernel, so only an outside reference sees it."""
-    mp.setattr(_iteration, "RELU_SLOPE_AT_0", 1.0)
+    """sigma'(0) = 1: the GD step counts a pre-activation exactly 0 as active."""
+    mp.setattr(gd, "RELU_SLOPE_AT_0", 1.0)
 
 
 def _phi_ten_percent_low(mp):

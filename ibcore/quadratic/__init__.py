@@ -62,7 +62,7 @@ Modules
 * :mod:`.initialisation`: teachers, students and ODE initial conditions
 * :mod:`.odes`: full matrix ODEs (``integrate_odes``)
 * :mod:`.reduced`: exact 2p*+1 reduction for isotropic starts
-* :mod:`.sgd`: blocked one-pass SGD simulator and its step-by-step reference
+* :mod:`.sgd`: blocked one-pass SGD simulator
 * :mod:`.overlap_chain`: one-pass SGD run on the overlaps alone, exact in law
 * :mod:`.phases`: norm learning, plateau and escape
 * :mod:`.convergence`: late-time laws and fits

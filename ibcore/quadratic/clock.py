@@ -46,6 +46,13 @@ def sgd_steps(t_max, *, p, lr, N):
     -------
     int
         The number of SGD steps :math:`n` (fresh samples), at least 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.sgd_steps(1.0, p=4, lr=0.4, N=1000)   # t' p N / lr
+    10000
     """
     t_max = positive_float("t_max", t_max)
     p = positive_int("p", p)
@@ -72,6 +79,13 @@ def sgd_time(step, *, p, lr, N):
     -------
     float or ndarray of float, the shape of ``step``
         The times :math:`t'`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(q.sgd_time(10_000, p=4, lr=0.4, N=1000))
+    1.0
     """
     p = positive_int("p", p)
     lr = positive_float("lr", lr)

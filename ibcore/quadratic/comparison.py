@@ -115,6 +115,14 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     their SGD runs stepped together: each is the one a call with that generator returns, bit
     for bit, and many cost little more than one. A trial built on this function can hand it
     to :func:`ibcore.sweep.sweep` as the trial's ``batch`` (Part II ch. 2 does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> c = q.sgd_ode_comparison(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
+    >>> c.sgd.t.shape == c.ode.t.shape
+    True
     """
     (comparison,) = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
                                          q0=q0, n_records=n_records, rngs=[rng])

@@ -67,6 +67,17 @@ def late_time_law(p, p_star):
         :math:`= (p-p^*)(p^*+2)/(64(p+2))` (:math:`\\epsilon_g\\simeq C t'^{-2}`).
         The notes flag that the abstract's "exponential decay" likely refers
         to the escape, not to this tail [I].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> law = q.late_time_law(4, 4)
+    >>> law.kind
+    'exponential'
+    >>> law = q.late_time_law(8, 2)
+    >>> law.kind
+    'power'
     """
     p, p_star = _validated_sizes(p, p_star, p_at_least_p_star="for convergence to zero loss")
     nan = float("nan")
@@ -109,6 +120,15 @@ def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
     Returns
     -------
     :class:`~ibcore.quadratic.convergence.DecayFit`
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> t = np.linspace(1.0, 10.0, 50)
+    >>> fit = q.fit_decay(t, 0.3 * np.exp(-2.0 * t), kind="exponential")
+    >>> fit.kind, round(fit.value, 6)
+    ('exponential', 2.0)
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))

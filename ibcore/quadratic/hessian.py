@@ -52,36 +52,6 @@ def _scale(wrt, N):
     raise ValueError(f"wrt must be 'U' (normalised weights W/sqrt(N)) or 'W', got {wrt!r}")
 
 
-def _population_gradient(W, W_star, *, wrt="U"):
-    """Gradient :math:`\\nabla_U\\epsilon_g` of the population risk (the formula of the module docstring).
-
-    Not public: the tests check :func:`~ibcore.quadratic.population_hessian` as its
-    finite difference, the gradient-flow part of the ODEs against it, and the reference
-    points of :func:`~ibcore.quadratic.critical_point` as its zeros.
-
-    Parameters
-    ----------
-    W, W_star : array_like, shapes (p, N) and (p_star, N)
-        Raw weights (O(1) entries).
-    wrt : {"U", "W"}
-        Differentiate with respect to :math:`U = W/\\sqrt N` (default) or
-        the raw W (the gradient is then divided by :math:`\\sqrt N`).
-
-    Returns
-    -------
-    ndarray, shape (p, N)
-    """
-    W, W_star = _validated_weights(W, W_star)
-    p, N = W.shape
-    p_star = W_star.shape[0]
-    _scale(wrt, N)
-    U, U_star = W / np.sqrt(N), W_star / np.sqrt(N)
-    Q, R = U @ U.T, U @ U_star.T
-    tau = np.trace(Q) / p - np.sum(U_star * U_star) / p_star
-    grad = (2.0 / p) * tau * U + (4.0 / p) * (Q @ U / p - R @ U_star / p_star)
-    return grad if wrt == "U" else grad / np.sqrt(N)
-
-
 def population_hessian(W, W_star, *, wrt="U"):
     """Analytic Hessian of the population risk, shape (pN, pN).
 
@@ -104,6 +74,15 @@ def population_hessian(W, W_star, *, wrt="U"):
     Returns
     -------
     ndarray, shape (p*N, p*N), symmetric, row-major flattening of the weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.critical_point("zero_loss", 2, 2, 6, rng=0)
+    >>> H = q.population_hessian(W, W_star)
+    >>> H.shape, bool(np.allclose(H, H.T))
+    ((12, 12), True)
     """
     W, W_star = _validated_weights(W, W_star)
     p, N = W.shape
@@ -152,6 +131,13 @@ def group_spectrum(eigvals, tol=1e-6):
     :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
         ``values`` (increasing distinct eigenvalues) and ``multiplicities``
         (ints); unpacks as ``values, multiplicities``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.group_spectrum(np.array([0.0, 1e-9, 1.0, 1.0, 2.5]))
+    GroupedSpectrum(values=array([5.0e-10, 1.0e+00, 2.5e+00]), multiplicities=array([2, 2, 1]))
     """
     ev = np.sort(finite_array("eigvals", eigvals, ndim=1))
     if not tol > 0:
@@ -195,6 +181,15 @@ def critical_point(kind, p, p_star, N, *, rng=None):
     :class:`~ibcore.quadratic.initialisation.StudentTeacher`
         ``W`` (p, N) and ``W_star`` (p_star, N), with :math:`W^*W^{*T}/N = I`
         exactly; unpacks as ``W, W_star``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.critical_point("plateau", 3, 2, 10, rng=0)
+    >>> Q, R, T = q.overlaps(W, W_star)
+    >>> print(np.round(np.diag(Q), 4), np.abs(R).max() < 1e-12)   # Q = p/(p+2) I, R = 0
+    [0.6 0.6 0.6] True
     """
     p, p_star, N = _validated_point(kind, p, p_star, N)
     rng = np.random.default_rng(rng)
@@ -245,6 +240,13 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
         ``values``, increasing distinct eigenvalues (w.r.t. U, or W if
         ``wrt="W"``), and ``multiplicities``, summing to pN (entries of
         multiplicity 0 are dropped).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.hessian_spectrum_table("zero_loss", 2, 2, 6)
+    GroupedSpectrum(values=array([0., 1., 2., 4.]), multiplicities=array([1, 8, 2, 1]))
     """
     p, ps, N = _validated_point(kind, p, p_star, N)
     scale = _scale(wrt, N)
@@ -298,6 +300,15 @@ def teacher_directions(p, W_star):
     ndarray, shape (p * p_star, p * N)
         Orthonormal rows, in the row-major flattening of
         :func:`~ibcore.quadratic.population_hessian`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.critical_point("zero_loss", 2, 2, 6, rng=0)
+    >>> V = q.teacher_directions(2, W_star)
+    >>> V.shape
+    (4, 12)
     """
     p = positive_int("p", p)
     W_star = finite_array("W_star", W_star, ndim=2)
@@ -350,6 +361,15 @@ def zero_mode_directions(W, W_star):
         ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
         :func:`~ibcore.quadratic.population_hessian`), mutually orthogonal; unpacks as
         ``tangent, marginal``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.critical_point("zero_loss", 3, 2, 8, rng=0)
+    >>> modes = q.zero_mode_directions(W, W_star)
+    >>> [m.shape for m in modes]
+    [(3, 24), (6, 24)]
     """
     W, W_star = _validated_weights(W, W_star)
     p, N = W.shape

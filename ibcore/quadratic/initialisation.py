@@ -76,6 +76,14 @@ def random_frame(p, p_star, *, rng=None):
     -------
     ndarray, shape (p, p_star)
         :math:`S^TS = I_{p^*}` if :math:`p \\ge p^*`, else :math:`SS^T = I_p`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> S = q.random_frame(4, 2, rng=0)
+    >>> S.shape, bool(np.allclose(S.T @ S, np.eye(2)))
+    ((4, 2), True)
     """
     p, p_star = _validated_sizes(p, p_star)
     rng = np.random.default_rng(rng)
@@ -113,6 +121,17 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
     :class:`~ibcore.quadratic.initialisation.StudentTeacher`
         ``W`` (p, N), the student, and ``W_star`` (p_star, N); unpacks as
         ``W0, W_star``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(3, 2, 1000, informative=0.3, rng=0)
+    >>> W0.shape, W_star.shape
+    ((3, 1000), (2, 1000))
+    >>> Q, R, T = q.overlaps(W0, W_star)
+    >>> print(np.round(np.diag(Q), 2))   # q0 = 1
+    [1.04 1.06 1.04]
     """
     p, p_star, N = _validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)
@@ -147,6 +166,16 @@ def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
     :class:`~ibcore.quadratic.order_parameters.Overlaps`
         ``Q`` (p, p) :math:`= q_0 I`, ``R`` (p, p_star) and ``T``, the
         identity; unpacks as ``Q0, R0, T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> Q0, R0, T = q.initial_overlaps(3, 2, 10_000, rng=0)
+    >>> Q0.shape, R0.shape
+    ((3, 3), (3, 2))
+    >>> print(f"{np.abs(R0).max():.3f}")   # R(0) of order 1/sqrt(N)
+    0.006
     """
     p, p_star, N = _validated_sizes(p, p_star, N)
     q0 = positive_float("q0", q0)

@@ -11,9 +11,8 @@ its factors (Isserlis' theorem),
 
 :func:`~ibcore.quadratic.gaussian_moment` enumerates the pairings exactly (:func:`~ibcore.quadratic.wick_pairings`),
 which is how a student can check any moment without Monte Carlo;
-``_error_first_moments`` and :func:`~ibcore.quadratic.phi_matrix` are the closed forms of the
-moments the ODEs need [D], and ``_phi_coefficients`` the scalar coefficients
-that the integrators share.
+:func:`~ibcore.quadratic.phi_matrix` is the closed form of the γ² moment the ODEs need [D],
+and ``_phi_coefficients`` its scalar coefficients, which the integrators share.
 """
 from __future__ import annotations
 
@@ -42,6 +41,15 @@ def wick_pairings(n):
     list of tuple of (int, int)
         Each pairing as a tuple of index pairs ``(k, l)`` with ``k < l``;
         ``[()]`` for ``n = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.wick_pairings(4)
+    [((0, 1), (2, 3)), ((0, 2), (1, 3)), ((0, 3), (1, 2))]
+    >>> len(q.wick_pairings(6))   # 5!! = 15
+    15
     """
     n = nonnegative_int("n", n)
     if n % 2:
@@ -94,32 +102,6 @@ def gaussian_moment(cov, indices):
         return 0.0
     return float(sum(np.prod([cov[idx[a], idx[b]] for a, b in pairing])
                      for pairing in wick_pairings(len(idx))))
-
-
-def _error_first_moments(Q, R, T=None):
-    """First-order moments that drive gradient flow.
-
-    With the error :math:`\\Delta = \\hat y - y` and :math:`\\tau = \\mathrm{Tr}Q/p - \\mathrm{Tr}T/p^*`,
-
-    .. math::
-
-        E[\\Delta\\,\\lambda_i\\nu_k] = \\Big[\\tau R + 2\\Big(\\frac{QR}{p} - \\frac{RT}{p^*}\\Big)\\Big]_{ik},\\qquad
-        E[\\Delta\\,\\lambda_i\\lambda_j] = \\Big[\\tau Q + 2\\Big(\\frac{Q^2}{p} - \\frac{RR^T}{p^*}\\Big)\\Big]_{ij}.
-
-    Label noise has zero mean and does not enter.
-
-    Returns
-    -------
-    m_R : ndarray, shape (p, p_star)
-        :math:`E[\\Delta\\lambda\\nu^T]`.
-    m_Q : ndarray, shape (p, p)
-        :math:`E[\\Delta\\lambda\\lambda^T]`.
-    """
-    Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
-    tau = np.trace(Q) / p - np.trace(T) / p_star
-    m_R = tau * R + 2.0 * (Q @ R / p - R @ T / p_star)
-    m_Q = tau * Q + 2.0 * (Q @ Q / p - R @ R.T / p_star)
-    return m_R, m_Q
 
 
 def _phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
@@ -186,6 +168,15 @@ def phi_matrix(Q, R, T=None, noise=0.0):
     -------
     ndarray, shape (p, p)
         :math:`\\Phi + \\Delta Q`, symmetric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> Phi = q.phi_matrix(np.eye(2), np.eye(2))   # the student is the teacher: y_hat = y
+    >>> print(np.round(Phi, 12))
+    [[0. 0.]
+     [0. 0.]]
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False)
     noise = nonnegative_float("noise", noise)

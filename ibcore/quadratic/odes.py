@@ -25,8 +25,7 @@ from __future__ import annotations
 
 
 import numpy as np
-from scipy.integrate import DOP853, solve_ivp
-from scipy.integrate._ivp.rk import MAX_FACTOR, MIN_FACTOR, SAFETY, rk_step
+from scipy.integrate import solve_ivp
 
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float
@@ -66,9 +65,14 @@ class _FullRHS:
     since :math:`c_1 Q + c_3 Q^2 + c_4 Q^3 + c_5(RR^TQ + QRR^T) = QM + MQ` (a polynomial
     in Q commutes with Q) and :math:`c_2RR^T + c_{2T}RTR^T = RCR^T + (RCR^T)^T`. The
     quadratic part of M is one more product, :math:`\\tfrac{c_4}2 Q^2 + c_5 RR^T = B\\,DB^T`
-    with :math:`D = \\mathrm{diag}(\\tfrac{c_4}2 1_p, c_5 1_{p^*})` (constants). The
-    matrices are filled in place in preallocated buffers: at p = 32 each numpy call
-    costs more than its arithmetic.
+    with :math:`D = \\mathrm{diag}(\\tfrac{c_4}2 1_p, c_5 1_{p^*})` (constants). The trace
+    of that product also gives the invariants :math:`\\mathrm{Tr}Q^2` and :math:`\\|R\\|_F^2`
+    in the combination in which :math:`c_Q` holds them (the Wick pairings give
+    :math:`\\partial c_Q/\\partial\\mathrm{Tr}Q^2 = c_{QQQ}/4` and
+    :math:`\\partial c_Q/\\partial\\|R\\|_F^2 = c_X/2`, so
+    :math:`\\mathrm{Tr}(BDB^T) = 8g\\,\\delta c_Q`): the coefficients that need them are
+    added after it. The matrices are filled in place in preallocated buffers: at p = 32
+    each numpy call costs more than its arithmetic.
     """
 
     def __init__(self, p, p_star, T, g, noise):
@@ -77,18 +81,19 @@ class _FullRHS:
         self.trT2 = float(np.sum(T * T))
         self.identity_T = np.array_equal(T, np.eye(p_star))
         n = p + p_star
-        self._S = np.zeros((n, n))                     # the matrix B is multiplied by
-        self._S_diag = self._S.reshape(-1)[:: n + 1]
+        S = self._S = np.zeros((n, n))                 # the matrix B is multiplied by
+        S[p:, p:] = (4.0 / p_star) * T                   # constant but for its diagonal, 4T_kk/p* - 2τ
+        self._teacher_diagonal = np.diag(S[p:, p:]).copy()
+        # views of S, made once: slicing costs as much as the arithmetic at these sizes
+        self._S_left, self._M, self._RT_block, self._R_block = S[:, :p], S[:p, :p], S[p:, :p], S[:p, p:]
+        diagonal = S.reshape(-1)[:: n + 1]
+        self._M_diagonal, self._T_block_diagonal = diagonal[:p], diagonal[p:]
         self._P = np.zeros((n, p))                     # D B^T + (c3/2) [I; 0], so that B P = M - c1/2 I
-        self._P_diag = self._P.reshape(-1)[: p * (p + 1): p + 1]
-        # indicators on the flat state: of the diagonal of Q, and of the entries of Q and of R
-        cells = np.zeros((3, p, n))
-        cells[0, :, :p] = np.eye(p)
-        cells[1, :, :p] = 1.0
-        cells[2, :, p:] = 1.0
-        self._diagonal_cells, self._block_cells = cells[0].ravel(), cells[1:].reshape(2, -1)
+        self._P_diagonal = self._P.reshape(-1)[: p * (p + 1): p + 1]
+        self._diagonal_cells = np.hstack([np.eye(p), np.zeros((p, p_star))]).ravel()  # Tr Q = this · y
         _, _, _, _, cX, cQQQ = _phi_coefficients(0.0, 0.0, 0.0, self.trT, self.trT2, p, p_star, noise)
         self._D = np.concatenate([np.full(p, 2.0 * g * cQQQ), np.full(p_star, 4.0 * g * cX)])[:, None]
+        self._flow_scale = np.concatenate([np.full(p, -4.0 / p), np.full(p_star, 4.0 / p_star)])[:, None]
 
     def state(self, Q, R):
         """Flat state of the overlaps."""
@@ -101,89 +106,35 @@ class _FullRHS:
         return block[:, :p], block[:, p:]
 
     def __call__(self, t, y):
-        p, ps, S = self.p, self.ps, self._S
+        p, ps = self.p, self.ps
         B = y.reshape(p, p + ps)
-        Q, R = B[:, :p], B[:, p:]
+        R = B[:, p:]
         trQ = float(self._diagonal_cells @ y)
         tau = trQ / p - self.trT / ps
         # dQ = c1 Q + c2 RR^T + c2T RTR^T + c3 Q^2 + c4 Q^3 + c5 (RR^TQ + QRR^T)
-        c1, c2, c2T, c3 = -4.0 * tau, 8.0 / ps, 0.0, -8.0 / p
-        M = S[:p, :p]
+        c1 = -4.0 * tau
         if self.g:
-            trQ2, R2 = (self._block_cells @ (y * y)).tolist()   # Tr Q^2 = |Q|_F^2 (Q symmetric), |R|_F^2
-            cQ, cRR, cRTR, cQQ, _, _ = _phi_coefficients(
-                trQ, trQ2, R2, self.trT, self.trT2, p, ps, self.noise)
+            # c_Q at Tr Q^2 = |R|_F^2 = 0; the rest of it comes from Tr(B D B^T) below
+            cQ, cRR, cRTR, cQQ, _, _ = _phi_coefficients(trQ, 0.0, 0.0, self.trT, self.trT2, p, ps, self.noise)
             g4 = 4.0 * self.g
-            c1 += g4 * cQ
-            c2 += g4 * cRR
-            c2T += g4 * cRTR
-            c3 += g4 * cQQ
+            c2, c2T, c3 = 8.0 / ps + g4 * cRR, g4 * cRTR, -8.0 / p + g4 * cQQ
             np.multiply(B.T, self._D, out=self._P)
-            self._P_diag += 0.5 * c3
-            np.matmul(B, self._P, out=M)
-        else:
-            np.multiply(Q, 0.5 * c3, out=M)
-        self._S_diag[:p] += 0.5 * c1
-        np.multiply(R, -4.0 / p, out=S[:p, p:])
-        if self.identity_T:
-            np.multiply(R.T, 0.5 * (c2 + c2T), out=S[p:, :p])
-            self._S_diag[p:] = 4.0 / ps - 2.0 * tau
-        else:
-            np.matmul(0.5 * c2 * np.eye(ps) + 0.5 * c2T * self.T, R.T, out=S[p:, :p])
-            np.multiply(self.T, 4.0 / ps, out=S[p:, p:])
-            self._S_diag[p:] -= 2.0 * tau
-        out = B @ S
+            np.add(self._P_diagonal, 0.5 * c3, out=self._P_diagonal)
+            np.matmul(B, self._P, out=self._M)                   # B D B^T + (c3/2) Q
+            c1 += g4 * cQ + 0.5 * (float(self._M_diagonal.sum()) - 0.5 * c3 * trQ)
+            if self.identity_T:
+                np.multiply(R.T, 0.5 * (c2 + c2T), out=self._RT_block)
+            else:
+                np.matmul(0.5 * c2 * np.eye(ps) + 0.5 * c2T * self.T, R.T, out=self._RT_block)
+        else:  # c2T = c4 = c5 = 0 and c2, c3 are constants: [M - c1/2 I; C R^T] = [c3/2 Q; c2/2 R^T]
+            np.multiply(B.T, self._flow_scale, out=self._S_left)
+        np.add(self._M_diagonal, 0.5 * c1, out=self._M_diagonal)
+        np.multiply(R, -4.0 / p, out=self._R_block)
+        np.subtract(self._teacher_diagonal, 2.0 * tau, out=self._T_block_diagonal)
+        out = B @ self._S
         K = out[:, :p]
         K += K.T
         return out.ravel()
-
-
-class _StabilisedDOP853(DOP853):
-    """scipy's DOP853 with a stabilised (PI) step-size control (Gustafsson; Hairer & Wanner II, §IV.2).
-
-    Once a run has converged its step size is set by the stability of the method (the
-    fastest mode of the linearised ODEs, about -6 at (p, p*) = (32, 4)), not by accuracy.
-    scipy's controller, which looks at the last error only, then oscillates about the
-    stability limit and rejects about one step in five (12 evaluations each). Remembering
-    the previous error damps the oscillation: the step grows by
-    :math:`0.9\\,e_n^{-(1/8 - 0.75\\beta)}\\,\\max(e_{n-1}, 10^{-4})^{\\beta}` with
-    :math:`\\beta = 0.04` (the default of the BETA option of Hairer's DOPRI5 code; β = 0 is
-    scipy's controller). Everything else (stages, error estimate, dense output) is scipy's.
-    """
-
-    beta = 0.04
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.previous_error = 1e-4
-
-    def _step_impl(self):
-        t, y = self.t, self.y
-        min_step = 10 * np.abs(np.nextafter(t, self.direction * np.inf) - t)
-        h_abs = min(max(self.h_abs, min_step), self.max_step)
-        rejected = False
-        while True:
-            if h_abs < min_step:
-                return False, self.TOO_SMALL_STEP
-            t_new = t + h_abs * self.direction
-            if self.direction * (t_new - self.t_bound) > 0:
-                t_new = self.t_bound
-            h = t_new - t
-            h_abs = abs(h)
-            y_new, f_new = rk_step(self.fun, t, y, self.f, h, self.A, self.B, self.C, self.K)
-            scale = self.atol + np.maximum(np.abs(y), np.abs(y_new)) * self.rtol
-            error = self._estimate_error_norm(self.K, h, scale)
-            if error < 1:
-                factor = (SAFETY * max(error, 1e-10) ** (0.75 * self.beta - 1 / 8)
-                          * self.previous_error ** self.beta)
-                h_abs *= min(1.0 if rejected else MAX_FACTOR, factor)
-                self.previous_error = max(error, 1e-4)
-                break
-            h_abs *= max(MIN_FACTOR, SAFETY * error ** (-1 / 8))
-            rejected = True
-        self.h_previous, self.y_old = h, y
-        self.t, self.y, self.h_abs, self.f = t_new, y_new, h_abs, f_new
-        return True, None
 
 
 @result
@@ -211,6 +162,14 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
     -------
     :class:`~ibcore.quadratic.odes.OverlapRates`
         ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> rates = q.ode_rhs(np.eye(2), np.eye(2))   # a zero-loss point: nothing moves
+    >>> print(np.abs(rates.dQ).max(), np.abs(rates.dR).max())
+    0.0 0.0
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T, time_axis=False, symmetric=True)
     rhs = _FullRHS(p, p_star, T, _gamma_weight(lr, p), nonnegative_float("noise", noise))
@@ -239,9 +198,7 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
     t_eval : ndarray
         Increasing output times in :math:`t'`; the run ends at ``t_eval[-1]``.
     method, rtol, atol
-        Passed to :func:`scipy.integrate.solve_ivp`; ``"DOP853"`` is scipy's DOP853 with
-        the stabilised step-size control of ``_StabilisedDOP853`` (pass the class
-        :class:`scipy.integrate.DOP853` for scipy's own controller).
+        Passed to :func:`scipy.integrate.solve_ivp`.
     events : tuple of callables
         Further events (the blow-up event is ``sol.t_events[0]``, these follow).
 
@@ -263,12 +220,12 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
     reached = [0.0]
 
     def tracked(t, y):
-        reached[0] = max(reached[0], t)
+        if t > reached[0]:
+            reached[0] = t
         return rhs(t, y)
 
     with np.errstate(over="ignore", invalid="ignore"):
-        solver = _StabilisedDOP853 if method == "DOP853" else method
-        sol = solve_ivp(tracked, (0.0, float(t_eval[-1])), y0, method=solver, t_eval=t_eval,
+        sol = solve_ivp(tracked, (0.0, float(t_eval[-1])), y0, method=method, t_eval=t_eval,
                         rtol=rtol, atol=atol, events=(_blowup_event, *events))
     if sol.t_events[0].size:
         t_bad = float(sol.t_events[0][0])
@@ -315,8 +272,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
         :func:`scipy.integrate.solve_ivp` method. The explicit 8th-order
         ``"DOP853"`` is the fastest at these tolerances (the system is at most
         mildly stiff; LSODA's stiff mode would difference a Jacobian of
-        :math:`p(p+p^*)` columns); its step-size control is stabilised for the
-        converged tail (``_StabilisedDOP853``).
+        :math:`p(p+p^*)` columns).
     rtol, atol : float
         Integrator tolerances (in :math:`t'`, where the state is of order one).
 
@@ -332,6 +288,17 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
         singularity (e.g. γ too large for a plateau to exist). ``err.time``
         holds the time t′ of the blow-up (for a singularity, the latest time
         at which the integrator evaluated the right-hand side, whatever ``t_eval``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> Q0, R0, T = q.initial_overlaps(4, 2, 1000, rng=0)
+    >>> traj = q.integrate_odes(Q0, R0, T, t_max=20.0, n_points=50)
+    >>> traj.Q.shape, traj.R.shape
+    ((50, 4, 4), (50, 4, 2))
+    >>> print(f"{traj.risk[0]:.3f} -> {traj.risk[-1]:.1e}")
+    0.749 -> 6.3e-05
     """
     Q0, R0, T, p, p_star = _initial(Q0, R0, T)
     g = _gamma_weight(lr, p)

@@ -59,6 +59,18 @@ def overlaps(W, W_star):
         ``Q`` (p, p) :math:`= WW^T/N`, ``R`` (p, p_star) :math:`= WW^{*T}/N`
         (called :math:`\\rho` in some papers) and ``T`` (p_star, p_star)
         :math:`= W^*W^{*T}/N`; unpacks as ``Q, R, T``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.random_init(3, 2, 1000, rng=0)
+    >>> Q, R, T = q.overlaps(W, W_star)
+    >>> Q.shape, R.shape
+    ((3, 3), (3, 2))
+    >>> print(np.round(T, 6))   # an orthonormal teacher
+    [[1. 0.]
+     [0. 1.]]
     """
     W, W_star = _validated_weights(W, W_star)
     N = W.shape[1]
@@ -167,6 +179,16 @@ def population_risk(Q, R, T=None, noise=0.0):
     -------
     float or ndarray of shape (n_t,)
         :math:`\\epsilon_g`, one value per time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> p_star = 2
+    >>> q.population_risk(np.eye(p_star), np.eye(p_star))   # the student is the teacher
+    0.0
+    >>> print(round(q.population_risk(np.eye(3), np.zeros((3, 2))), 4))   # a student blind to the teacher
+    0.8333
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T)
     noise = nonnegative_float("noise", noise)
@@ -214,6 +236,16 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
     :class:`~ibcore.quadratic.order_parameters.MonteCarloEstimate`
         ``mean``, the estimate, and ``stderr``, its standard error (sample
         standard deviation of the loss / √n); unpacks as ``mean, stderr``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.random_init(3, 2, 100, rng=0)
+    >>> mc = q.monte_carlo_risk(W, W_star, 200_000, rng=1)
+    >>> exact = q.population_risk(*q.overlaps(W, W_star))
+    >>> bool(abs(mc.mean - exact) < 4 * mc.stderr)
+    True
     """
     W, W_star = _validated_weights(W, W_star)
     n_samples = positive_int("n_samples", n_samples)

@@ -75,6 +75,15 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
     ValueError
         If γ is so large that no plateau exists (the quadratic has no real
         root: the dynamics blows up instead).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> q.plateau_overlap(4, 2)   # p / (p + 2)
+    0.6666666666666666
+    >>> print(round(q.plateau_overlap(4, 2, lr=0.4), 4))   # lifted by the lr^2 term
+    0.7639
     """
     p, p_star = _validated_sizes(p, p_star)
     noise = nonnegative_float("noise", noise)
@@ -114,6 +123,13 @@ def plateau_risk(p, p_star, lr=None, noise=0.0):
     -------
     float
         :math:`\\epsilon_{plat}`, floor Δ/2 included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(round(q.plateau_risk(4, 2), 6))
+    0.666667
     """
     q = plateau_overlap(p, p_star, lr, noise)
     return 0.5 * (q - 1.0) ** 2 + q * q / p + 1.0 / p_star + 0.5 * noise
@@ -141,6 +157,13 @@ def norm_learning_overlap(t, p, q0=1.0):
     -------
     float or ndarray, the shape of ``t``
         :math:`q(t')`, the diagonal of :math:`Q(t')`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(np.round(q.norm_learning_overlap(np.array([0.0, 1.0, 100.0]), 4), 4))   # from q0 = 1 to p/(p+2)
+    [1.     0.6708 0.6667]
     """
     t = np.asarray(finite_array("t", t), dtype=float)
     p = positive_int("p", p)
@@ -174,6 +197,13 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
     -------
     float or ndarray of shape (n_t,)
         :math:`\\epsilon_{R=0}(q(t'))`; a float for a scalar ``t``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(np.round(q.norm_learning_risk(np.array([0.0, 100.0]), 4, 2), 4))
+    [0.75   0.6667]
     """
     p_star = positive_int("p_star", p_star)
     q = np.atleast_1d(norm_learning_overlap(t, p, q0))
@@ -216,6 +246,13 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     -------
     float
         The rate r in :math:`t'`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(round(q.plateau_growth_rate(4, 2), 4))
+    2.0
     """
     p, p_star = _validated_sizes(p, p_star)
     lift = plateau_overlap(p, p_star, lr, noise) - p / (p + 2.0)
@@ -246,6 +283,17 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
     -------
     ndarray, shape (n_t, p, p_star)
         :math:`R(t')`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> R0 = np.full((4, 2), 1e-3)
+    >>> R = q.linear_escape_overlap(np.array([0.0, 1.0]), R0, 4)
+    >>> R.shape
+    (2, 4, 2)
+    >>> print(np.round(R[:, 0, 0] / 1e-3, 4))
+    [1.     6.0516]
     """
     t = np.atleast_1d(finite_array("t", t))
     R0 = finite_array("R0", R0, ndim=2)
@@ -296,6 +344,15 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     float
         The escape time, in the unit of ``t``; ``nan`` if the threshold is never reached,
         ``t[0]`` if the risk starts below it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> t = np.linspace(0.0, 10.0, 11)
+    >>> risk = 0.2 / (1 + np.exp(t - 5))
+    >>> print(round(q.escape_time(t, risk, 0.2), 3))   # interpolated crossing of 0.1
+    5.0
     """
     t = finite_array("t", t, ndim=1)
     risk = finite_array("risk", risk, shape=(t.shape[0],))
@@ -332,6 +389,13 @@ def escape_time_law(p_star, N, q0=1.0):
     -------
     float
         The predicted :math:`t'_{esc}` under gradient flow, in :math:`t'`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> print(round(q.escape_time_law(2, 10_000), 4))   # (p*/8) ln(N / (p* q0))
+    2.1293
     """
     p_star = positive_int("p_star", p_star)
     N = positive_float("N", N)

@@ -23,7 +23,7 @@ which is exact because :math:`W_t = W_0 - \\sum_{s<t}a_s\\lambda_s x_s^T/\\sqrt 
 The block ends with one rank-b update :math:`W \\leftarrow W - (a\\lambda)^T X_b/\\sqrt N`.
 This costs :math:`O(N(2p + p^* + b))` flops per step instead of per-step
 matrix-vector products, and reproduces the plain step-by-step recursion
-(the test reference ``_sgd_one_pass_reference``) to rounding error, on the same random numbers.
+(the reference the tests hold it to) to rounding error, on the same random numbers.
 
 Time: the run's horizon is ``t_max`` in :math:`t' = (\\gamma/p)\\,\\text{steps}/N`
 (converted to steps by :func:`~ibcore.quadratic.sgd_steps`, the one
@@ -223,6 +223,17 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     Notes
     -----
     Memory is :math:`O(pN + bN + \\text{records}\\cdot p^2)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(4, 2, 500, informative=0.3, rng=0)
+    >>> run = q.sgd_one_pass(W0, W_star, lr=0.4, t_max=1.0, rng=1, record_every=250)
+    >>> run.n_steps, run.Q.shape
+    (5000, (21, 4, 4))
+    >>> print(f"{run.risk[0]:.3f} -> {run.risk[-1]:.3f}")
+    0.734 -> 0.345
     """
     W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
         W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
@@ -275,44 +286,3 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success, *, N=None):
     return SGDTrajectory(t=t, Q=Q, R=R,
                          risk=np.atleast_1d(population_risk(Q, R, T, noise)), T=T, lr=lr,
                          noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success), message=message)
-
-
-def _sgd_one_pass_reference(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
-                            record_steps=None, noise=0.0, blowup=1e6):
-    """Test reference: plain step-by-step one-pass SGD, the specification the blocked simulator is tested against.
-
-    Same arguments, same random-number consumption and same output as
-    :func:`~ibcore.quadratic.sgd_one_pass` (without ``block`` and ``stop_below``), one
-    matrix-vector product and one rank-1 update per step. Slow, and not public: the
-    tests hold :func:`~ibcore.quadratic.sgd_one_pass` to it to rounding error.
-    """
-    W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
-        W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    rng = np.random.default_rng(rng)
-    noise_rng = _noise_stream(rng, noise)
-    p, N = W0.shape
-    p_star = W_star.shape[0]
-    sqrtN = np.sqrt(N)
-    T = W_star @ W_star.T / N
-    W = W0.copy()
-    wanted = set(int(s) for s in rec)
-    Qs, Rs, done = [], [], []
-    if 0 in wanted:
-        Q, R = _record(W, W_star, N)
-        Qs.append(Q), Rs.append(R), done.append(0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for mu in range(1, int(rec[-1]) + 1):
-            x = rng.standard_normal(N)
-            lam = W @ x / sqrtN
-            nu = W_star @ x / sqrtN
-            y = nu @ nu / p_star
-            if noise_rng is not None:
-                y += np.sqrt(noise) * noise_rng.standard_normal()
-            err = lam @ lam / p - y
-            if not abs(err) <= blowup:
-                raise _diverged(err, mu, blowup, p, lr, N)
-            W -= (2.0 * lr / p * err / sqrtN) * np.outer(lam, x)
-            if mu in wanted:
-                Q, R = _record(W, W_star, N)
-                Qs.append(Q), Rs.append(R), done.append(mu)
-    return _make_result(done, Qs, Rs, T, W, lr, noise, True)

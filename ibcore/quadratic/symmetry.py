@@ -48,11 +48,22 @@ def conserved_frame(R):
     Parameters
     ----------
     R : array_like, shape (p, p_star) or (n_t, p, p_star)
-        Needs :math:`p \\ge p^*` and full column rank.
+        Needs :math:`p \\ge p^*` and full column rank: its smallest singular value above
+        :math:`10^{-14}` times its largest.
 
     Returns
     -------
     ndarray, same shape as R, with :math:`S^TS = I_{p^*}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> R = np.array([[2.0, 0.0], [0.0, 0.5], [0.0, 0.0]])
+    >>> print(q.conserved_frame(R))
+    [[1. 0.]
+     [0. 1.]
+     [0. 0.]]
     """
     R = finite_array("R", R, ndim=(2, 3))
     p, p_star = R.shape[-2:]
@@ -78,6 +89,14 @@ def frame_drift(R, reference=None):
     -------
     ndarray, shape (n_t,)
         :math:`\\|S(R_t) - S_{ref}\\|_F`, one value per record (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> R = np.array([[[1.0], [0.0]], [[2.0], [0.0]], [[1.0], [1.0]]])   # three times, p = 2, p* = 1
+    >>> print(np.round(q.frame_drift(R), 4))
+    [0.     0.     0.7654]
     """
     S = conserved_frame(finite_array("R", R, ndim=3))
     S_ref = S[0] if reference is None else finite_array("reference", reference, shape=S.shape[1:])
@@ -113,6 +132,17 @@ def closest_zero_loss_solution(R0):
     -------
     :class:`~ibcore.quadratic.symmetry.ZeroLossPoint`
         ``Q`` (p, p) and ``R`` (p, p_star); unpacks as ``Q_inf, R_inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> R0 = np.array([[0.1, 0.0], [0.0, 0.2], [0.0, 0.0]])
+    >>> sol = q.closest_zero_loss_solution(R0)
+    >>> print(np.round(sol.R, 6))
+    [[1.224745 0.      ]
+     [0.       1.224745]
+     [0.       0.      ]]
     """
     R0 = finite_array("R0", R0, ndim=2)
     p, p_star = R0.shape
@@ -139,6 +169,15 @@ def closest_zero_loss_weights(W0, W_star):
     -------
     ndarray, shape (p, N)
         :math:`\\sqrt{p/p^*}\\,S(R_0)\\,W^*`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(3, 2, 200, rng=0)
+    >>> W = q.closest_zero_loss_weights(W0, W_star)
+    >>> abs(q.population_risk(*q.overlaps(W, W_star))) < 1e-12
+    True
     """
     W0, W_star = _validated_weights(W0, W_star, name="W0")
     p, N = W0.shape

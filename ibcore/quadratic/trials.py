@@ -88,6 +88,14 @@ def ode_escape_time_trial(*, p, p_star, N, lr=None, q0=1.0, fraction=0.5, t_max=
     dict
         ``t_esc`` (:math:`t'`, ``nan`` if not reached), ``s_min`` and ``s_max``
         (extreme singular values of :math:`\\sqrt{N/q_0}\\,R(0)`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> out = q.ode_escape_time_trial(p=8, p_star=2, N=10_000, rng=0)
+    >>> sorted(out)
+    ['s_max', 's_min', 't_esc']
     """
     _escape_setting(p, p_star, N, lr, q0, fraction, need_lr=False)
     t_max = p_star * np.log(N) + 20.0 if t_max is None else positive_float("t_max", t_max)
@@ -121,6 +129,14 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     -------
     dict
         ``t_esc_sgd``, ``t_esc_ode`` (in :math:`t'`; ``nan`` if not reached).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> out = q.sgd_escape_time_trial(p=4, p_star=2, N=100, lr=0.4, rng=0)
+    >>> sorted(out)
+    ['t_esc_ode', 't_esc_sgd']
     """
     (record,) = _sgd_escape_time_runs(p=p, p_star=p_star, N=N, lr=lr, q0=q0, fraction=fraction, t_max=t_max,
                                       rngs=[rng])
@@ -164,6 +180,14 @@ def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
         ODE with the γ² term), ``rms_gap`` (its root mean square over the
         records), ``gap_gradient_flow`` and ``rms_gap_gradient_flow`` (the same
         against gradient flow), ``risk_start`` and ``risk_end`` of the SGD run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> out = q.sgd_ode_gap_trial(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
+    >>> sorted(out)
+    ['gap', 'gap_gradient_flow', 'risk_end', 'risk_start', 'rms_gap', 'rms_gap_gradient_flow']
     """
     (record,) = _sgd_ode_gap_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative, q0=q0,
                                   n_records=n_records, rngs=[rng])
@@ -221,6 +245,14 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
         :math:`\\|S(t_{esc}) - S(\\infty)\\|_F` at the first record at or after
         the escape; ``drift_after``: the largest :math:`\\|S(t) - S(\\infty)\\|_F`
         from that record on; ``risk_end``: the final population risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> out = q.sgd_frame_drift_trial(p=3, p_star=2, N=100, lr=0.12, t_max=2.0, rng=0)
+    >>> sorted(out)
+    ['drift_after', 'drift_escape', 'drift_start', 'risk_end', 's_min', 't_esc']
     """
     (record,) = _frame_drift_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max,
                                   informative=informative, q0=q0, rngs=[rng])

@@ -11,8 +11,7 @@ solvers behind the chapters, one module per concept:
   (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
 * gd, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
   :math:`O(mn^2)` per step), also from K alone, and what it returns, :class:`~ibcore.relu.results.GDResult`
-  (the loop it shares with the :math:`O(mnd)` weight-space test reference in ``reference`` is
-  the internal module ``_iteration``);
+  (its loop is the internal module ``_iteration``);
 * min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
   :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
@@ -30,10 +29,9 @@ the paper's, the docstring says so.
 """
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Everything else
-# (names with a leading underscore, the module _iteration, the test reference in the
-# module reference, whose __all__ is empty) is ibcore's own.
+# (names with a leading underscore, the module _iteration) is ibcore's own.
 from . import (features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
-               perturbation, reference, results, stability, trials)
+               perturbation, results, stability, trials)
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
 from .gram import *  # noqa: F401,F403

@@ -34,27 +34,6 @@ def run_trial(body) -> dict:
     return _finish(body, without_inactive_warning(gradient_descent, **call))
 
 
-class _Batch:
-    """The ``batch`` of a trial whose body is a generator function (see :func:`batch_of`).
-
-    A class rather than a closure: its call runs at test time, where mutmut can swap it.
-    """
-
-    def __init__(self, trial, body):
-        self._signature, self._body = inspect.signature(trial), body
-        self.__doc__ = (f"The records of ``{trial.__name__}`` for each generator of ``rngs``, "
-                        "their GD runs stepped together.")
-
-    def __call__(self, *, rngs, **params):
-        arguments = self._signature.bind(**params, rng=None)
-        arguments.apply_defaults()
-        kwargs = {k: v for k, v in arguments.arguments.items() if k != "rng"}
-        bodies = [self._body(**kwargs, rng=rng) for rng in rngs]
-        calls = [next(b) for b in bodies]
-        results = without_inactive_warning(_gradient_descent_runs, calls)
-        return [_finish(b, r) for b, r in zip(bodies, results)]
-
-
 def batch_of(trial, body):
     """The ``batch`` method of ``trial``, whose body is the generator function ``body``.
 
@@ -62,4 +41,15 @@ def batch_of(trial, body):
     unknown one raises ``TypeError`` as the trial would) and ``rngs``, one generator per
     trial, and returns the trials' records in that order.
     """
-    return _Batch(trial, body)
+    signature = inspect.signature(trial)
+
+    def batch(*, rngs, **params):
+        arguments = signature.bind(**params, rng=None)
+        arguments.apply_defaults()
+        kwargs = {k: v for k, v in arguments.arguments.items() if k != "rng"}
+        bodies = [body(**kwargs, rng=rng) for rng in rngs]
+        results = without_inactive_warning(_gradient_descent_runs, [next(b) for b in bodies])
+        return [_finish(b, r) for b, r in zip(bodies, results)]
+
+    batch.__doc__ = f"The records of ``{trial.__name__}`` for each generator of ``rngs``, their GD runs stepped together."
+    return batch

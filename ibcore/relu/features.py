@@ -43,6 +43,13 @@ class Spectrum:
         Dimension.
     name : str
         ``"isotropic"``, ``"spiked"``, ``"power_law"`` or ``"array"``.
+
+    Examples
+    --------
+    >>> from ibcore.relu import Spectrum
+    >>> s = Spectrum.spiked(400)   # one spike of size sqrt(d) = 20
+    >>> s.d, s.name, s.trace, s.max
+    (400, 'spiked', 419.0, 20.0)
     """
 
     def __init__(self, d, name, *, values=None, counts=None, array=None, exponent=None):
@@ -253,6 +260,16 @@ def sample_features(n, d, *, spectrum=None, rng=None) -> np.ndarray:
     -----
     Memory is n·d floats; for :math:`d \gg 10^5` sample the Gram matrix directly with
     :func:`~ibcore.relu.sample_gram`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(5, 400, rng=0)
+    >>> X.shape
+    (5, 400)
+    >>> print(np.round(np.mean(X ** 2), 1))   # isotropic: E x_ij^2 = 1
+    1.0
     """
     n = positive_int("n", n)
     spec = _as_spectrum(spectrum, d)
@@ -291,6 +308,14 @@ def sample_labels(n, *, rng=None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> y = R.sample_labels(6, rng=0)
+    >>> y.shape, bool(np.all(np.abs(y) <= 1))
+    ((6,), True)
     """
     n = positive_int("n", n)
     return np.random.default_rng(rng).uniform(-1.0, 1.0, size=n)
@@ -313,6 +338,14 @@ def orthogonal_features(n, d, *, rng=None) -> np.ndarray:
     -------
     numpy.ndarray, shape (n, d)
         The features X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.orthogonal_features(3, 50, rng=0)
+    >>> np.allclose(X @ X.T, 50 * np.eye(3))
+    True
     """
     n = positive_int("n", n)
     d = positive_int("d", d)

@@ -13,61 +13,23 @@ and :math:`r = f(X) - y`, so GD never leaves :math:`w_j(0) + \operatorname{span}
     \beta_j \leftarrow \beta_j - \frac{\eta}{n} s_j K D_j r.
 
 One step costs :math:`O(mn^2)` instead of the :math:`O(mnd)` of the weight-space update
-(the test reference ``_gradient_descent_weight_space`` in ``ibcore.relu.reference``). The
+(the reference the tests hold it to). The
 per-example contraction is :math:`c_i = \eta\lVert x_i\rVert^2/n`: an active example alone moves as
 :math:`\beta_i \leftarrow (1 - c_i)\beta_i + c_i y_i`.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 
-from ..validation import finite_array
 from .gram import _features_or_gram
-from ._iteration import (GDSetup, gd_parameters_doc, gradient_kernel, gradient_kernel_runs, prepare_gd, run_gd,
-                         run_gd_runs, warn_inactive)
+from ._iteration import GDSetup, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
 __all__ = ["gradient_descent"]
-
-
-class _DualIterate:
-    """State (α, β) of the primal–dual form, with w_j = w0_j + Xᵀα_j never formed.
-
-    One step costs O(m n²): a product with K and a few O(mn) operations, all
-    written into buffers allocated here (see :mod:`~ibcore.relu._iteration`).
-    """
-
-    def __init__(self, K, beta0, w0_sq, setup):
-        self.K, self.setup = K, setup
-        self.beta0, self.w0_sq = beta0, w0_sq
-        self.beta, self.alpha = beta0.copy(), np.zeros_like(beta0)
-        self._gradient = gradient_kernel(setup.y, setup.signs, setup.lr / K.shape[0], setup.relu)
-        self._KG, self._beta_sum = np.empty_like(beta0), np.empty_like(beta0)
-
-    def step(self):
-        """One GD step in the dual, in place: α ← α - G, β ← β - G K.
-
-        Returns ‖w_{t+1} - w_t‖² = Σ_j G_jᵀ K G_j, from the product it needs anyway.
-        """
-        G = self._gradient(self.beta)
-        KG = np.dot(G, self.K, out=self._KG)  # K symmetric: row j is K G_j (dot: the same BLAS call as @, sooner)
-        np.subtract(self.alpha, G, out=self.alpha)
-        np.subtract(self.beta, KG, out=self.beta)
-        return float(np.vdot(G, KG))
-
-    def w_sq(self):
-        # ‖w_j‖² = ‖w0_j‖² + 2 α_j·β0_j + α_jᵀKα_j = ‖w0_j‖² + α_j·(β_j + β0_j), as Kα_j = β_j - β0_j
-        return self.w0_sq + float(np.vdot(self.alpha, np.add(self.beta, self.beta0, out=self._beta_sum)))
-
-    def finite(self, w_sq):
-        # an inf or NaN in α or β makes a term of α·(β + β0), and so w_sq, inf or NaN (β0 is
-        # finite); the converse can fail only by overflow of finite terms, so look then
-        return math.isfinite(w_sq) or bool(np.isfinite(self.alpha).all() and np.isfinite(self.beta).all())
 
 
 def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000,
@@ -101,19 +63,67 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
         With ``K``: coefficients of the initial weights,
         :math:`w_j(0) = X^\top\alpha_{0,j}` (so :math:`\beta(0) = K\alpha_0`).
         A 1-D array means one neuron.
-    {shared}
+    lr : float
+        Step size η (> 0 and below :func:`~ibcore.relu.stability_bound`);
+        see :func:`~ibcore.relu.lr_from_contraction` to set it from
+        :math:`c = \eta\lVert x\rVert^2/n`.
+    signs : array of shape (m,), optional
+        Fixed output signs :math:`s_j \in \{+1, -1\}`; default :func:`~ibcore.relu.default_signs`.
+    max_steps : int
+        Step budget.
+    tol : float
+        Stop after the first step t → t+1 whose length is small relative to
+        the weights: :math:`\eta\lVert\nabla L(w_t)\rVert \le \text{tol}\cdot\lVert w_{t+1}\rVert` (Frobenius
+        norms over all neurons). The test is invariant under rescaling X and y. Since the
+        iterates contract by about :math:`(1 - c)` per step, the distance left to the
+        limit is about :math:`\text{tol}\cdot\lVert w\rVert/c` (e.g. positive residuals
+        :math:`\sim 10^{-10}` at c = 0.01).
+        ``tol=0`` runs exactly ``max_steps`` steps.
+    record_every : int or None
+        Record (β, α, pattern, loss) at steps 0, k, 2k, ... and at the last
+        step; ``None`` (the default) records only the end state. 0 is refused.
+    activation : {"relu", "identity"}
+        σ; ``"identity"`` gives linear regression (the classical min-norm control).
+    check_stability : bool
+        Raise ``ValueError`` if :math:`\eta \ge 2n/(m\,\lambda_{\max}(K))`. Turn off only to show divergence.
+
+    Returns
+    -------
+    :class:`~ibcore.relu.results.GDResult`
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, NaN/inf, lr ≤ 0, lr above the stability bound, bad signs.
+    DivergenceError
+        If the iterates overflow; ``.step`` is the GD step at which it happened.
+
+    Warns
+    -----
+    InactivePositiveWarning
+        If :math:`w_0` leaves an example that must be fitted inactive on all neurons
+        of matching sign. The run still happens.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 200, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.1, X))
+    >>> res.success, res.w.shape
+    (True, (200,))
+    >>> R.positive_residual(res, y) < 1e-9   # the positive labels are fitted
+    True
+    >>> gram = R.gradient_descent(K=X @ X.T, y=y, alpha0=R.all_active_init(K=X @ X.T), lr=res.lr)   # the same run from K
+    >>> bool(np.allclose(gram.beta, res.beta)), gram.n_steps == res.n_steps, gram.w is None
+    (True, True, True)
     """
     run = _prepared(X, y, w0, K=K, alpha0=alpha0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
                     record_every=record_every, activation=activation, check_stability=check_stability)
     warn_inactive(run.beta0, run.setup)
-    return _run(run)
-
-
-def _run(run) -> GDResult:
-    """GD from a :class:`_Prepared` run, to its stopping rule."""
-    state = _DualIterate(run.K, run.beta0, run.w0_sq, run.setup)
-    weights = None if run.weights is None else (lambda st: run.weights(st.alpha))
-    return run_gd(state, run.setup, bound=run.bound, weights=weights, alpha0=run.alpha0)
+    (result,) = _run_stack([run])
+    return result
 
 
 class _Prepared(NamedTuple):
@@ -160,12 +170,16 @@ def _prepared(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, m
     return _Prepared(setup, K, beta0, float(np.vdot(A0, beta0)), bound, None, A0)
 
 
-class _DualIterates:
-    """B runs of :class:`_DualIterate` of one shape, stepped together (see ``_iteration.run_gd_runs``).
+#: σ'(0) of the ReLU: an example with β_{j,i} = 0 exactly counts as inactive on neuron j
+RELU_SLOPE_AT_0 = 0.0
 
-    K is (B, n, n), β and α (B, m, n).  Every numpy call works row by row with the
-    same arithmetic as :class:`_DualIterate`'s (stacked ``matmul`` makes the BLAS call per row
-    that ``dot`` and ``vdot`` make), so each run's iterates are its own run's, bit for bit.
+
+class _DualIterates:
+    """The states (α, β) of B runs of one shape, stepped together; w_j = w0_j + Xᵀα_j is never formed.
+
+    K is (B, n, n), β and α (B, m, n). A step costs O(m n²) per run. Every numpy call works
+    run by run with the arithmetic of that run alone (a stacked ``matmul`` makes one BLAS call
+    per run), so a run's iterates do not depend on the runs beside it, to the bit.
     """
 
     def __init__(self, runs):
@@ -173,66 +187,77 @@ class _DualIterates:
         self._signs, self._relu = s.signs, s.relu
         self.K = np.stack([r.K for r in runs])
         self.beta0 = np.stack([r.beta0 for r in runs])
-        self.w0_sq = np.array([r.w0_sq for r in runs])
+        self.w0_sq = [r.w0_sq for r in runs]
         self._y = np.stack([r.setup.y for r in runs])
-        self._eta = np.array([r.setup.lr / r.K.shape[0] for r in runs])
+        # s_j η of run b in row (b, j): η = lr/n
+        self._s_eta = self._signs[None, :, None] * np.array([r.setup.lr / r.K.shape[0] for r in runs])[:, None, None]
         self.beta, self.alpha = self.beta0.copy(), np.zeros_like(self.beta0)
-        self._buffers()
-
-    def _buffers(self):
-        self._gradient = gradient_kernel_runs(self._y, self._signs, self._eta, self._relu)
-        self._KG, self._beta_sum = np.empty_like(self.beta), np.empty_like(self.beta)
 
     def keep(self, rows):
         """Forget the runs that the bool array ``rows`` leaves out."""
-        for name in ("K", "beta0", "w0_sq", "_y", "_eta", "beta", "alpha"):
+        for name in ("K", "beta0", "_y", "_s_eta", "beta", "alpha"):
             setattr(self, name, getattr(self, name)[rows])
-        self._buffers()
+        self.w0_sq = [w for w, kept in zip(self.w0_sq, rows) if kept]
 
     @staticmethod
     def _row_dots(a, b):
-        """a_b · b_b for each run b (``vdot`` of each row: the same BLAS dot)."""
+        """[a_b · b_b for each run b], one BLAS dot per run (``vdot`` makes the same call, sooner)."""
         B, m, n = a.shape
-        return np.matmul(a.reshape(B, 1, m * n), b.reshape(B, m * n, 1))[:, 0, 0]
+        if B == 1:
+            return [float(np.vdot(a, b))]
+        return np.matmul(a.reshape(B, 1, m * n), b.reshape(B, m * n, 1))[:, 0, 0].tolist()
 
     def step(self):
-        G = self._gradient(self.beta)
-        KG = np.matmul(G, self.K, out=self._KG)
-        np.subtract(self.alpha, G, out=self.alpha)
-        np.subtract(self.beta, KG, out=self.beta)
+        """One GD step of every run, in place: α ← α - G, β ← β - G K, with G_j = η s_j D_j r.
+
+        Returns [‖w_{t+1} - w_t‖² per run] = [Σ_j G_jᵀ K G_j], from the product it needs anyway.
+        """
+        beta = self.beta
+        h = np.maximum(beta, 0.0) if self._relu else beta
+        r = np.dot(self._signs, h) - self._y                   # Σ_j s_j σ(β_j) - y, (B, n)
+        G = r[:, None, :] * self._s_eta
+        if self._relu:
+            G *= np.heaviside(beta, RELU_SLOPE_AT_0)            # D_j; the identity has D_j = I
+        KG = np.matmul(G, self.K)                              # K symmetric: row j is K G_j
+        self.alpha -= G
+        self.beta -= KG
         return self._row_dots(G, KG)
 
     def w_sq(self):
-        return self.w0_sq + self._row_dots(self.alpha, np.add(self.beta, self.beta0, out=self._beta_sum))
+        # ‖w_j‖² = ‖w0_j‖² + 2 α_j·β0_j + α_jᵀKα_j = ‖w0_j‖² + α_j·(β_j + β0_j), as Kα_j = β_j - β0_j
+        return [w0 + d for w0, d in zip(self.w0_sq, self._row_dots(self.alpha, self.beta + self.beta0))]
 
     def finite(self, w_sq):
-        ok = np.isfinite(w_sq)
-        if ok.all():
-            return ok
-        return ok | (np.isfinite(self.alpha).all(axis=(1, 2)) & np.isfinite(self.beta).all(axis=(1, 2)))
+        # an inf or NaN in α or β makes a term of α·(β + β0), and so w_sq, inf or NaN (β0 is
+        # finite); the converse can fail only by overflow of finite terms, so look then
+        return np.isfinite(w_sq) | (np.isfinite(self.alpha).all(axis=(1, 2)) & np.isfinite(self.beta).all(axis=(1, 2)))
+
+
+def _run_stack(runs) -> list[GDResult]:
+    """GD from :class:`_Prepared` runs of one shape, stepped together to their stopping rules."""
+    return run_gd(_DualIterates(runs), [r.setup for r in runs], bounds=[r.bound for r in runs],
+                  weights=[r.weights for r in runs], alpha0s=[r.alpha0 for r in runs])
 
 
 def _gradient_descent_runs(calls) -> list[GDResult]:
-    """``[gradient_descent(**call) for call in calls]``, with runs of one shape stepped together.
+    """``[gradient_descent(**call) for call in calls]``, with the runs of one shape stepped together.
 
     The results are those of :func:`gradient_descent`, bit for bit, whatever runs share a
-    stack: runs with the same n, m, signs, activation, ``tol`` and ``max_steps`` and no
-    recorded history are iterated as one stack (``_iteration.run_gd_runs``), which
-    saves numpy's per-call overhead where a step of one run costs little more (small n).
-    Trials' ``batch`` methods use it (``ibcore.relu._gd_trials``).
+    stack: runs with the same n, m, signs, activation, ``tol``, ``max_steps`` and
+    ``record_every`` are iterated as one stack, which shares numpy's per-call overhead where a
+    step of one run costs little more (small n). Trials' ``batch`` methods use it
+    (``ibcore.relu._gd_trials``).
     """
     runs = [_prepared(**call) for call in calls]
     for run in runs:
         warn_inactive(run.beta0, run.setup)
-
-    def shape(run):
+    stacks: dict[tuple, list[int]] = {}
+    for i, run in enumerate(runs):
         s = run.setup
-        return run.beta0.shape, s.squeeze, s.signs.tobytes(), s.activation, s.tol, s.max_steps, s.record_every
-
-    if len(runs) == 1 or runs[0].setup.record_every is not None or len({shape(r) for r in runs}) > 1:
-        return [_run(run) for run in runs]
-    return run_gd_runs(_DualIterates(runs), [r.setup for r in runs], bounds=[r.bound for r in runs],
-                       weights=[r.weights for r in runs], alpha0s=[r.alpha0 for r in runs])
-
-
-gd_parameters_doc(gradient_descent)
+        shape = (run.beta0.shape, s.squeeze, s.signs.tobytes(), s.activation, s.tol, s.max_steps, s.record_every)
+        stacks.setdefault(shape, []).append(i)
+    results = [None] * len(runs)
+    for indices in stacks.values():
+        for i, result in zip(indices, _run_stack([runs[i] for i in indices])):
+            results[i] = result
+    return results

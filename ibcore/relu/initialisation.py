@@ -68,6 +68,15 @@ def all_active_init(X=None, *, K=None, b0=1.0, m=None, trace=None) -> np.ndarray
     numpy.ndarray
         :math:`w_0`, shape (d,) or (m, d); with ``K``, :math:`\alpha_0`,
         shape (n,) or (m, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(5, 10**4, rng=0)
+    >>> w0 = R.all_active_init(X)
+    >>> print(np.round(X @ w0, 2))   # every beta_i(0) close to b0 = 1
+    [0.98 0.95 1.01 1.   1.01]
     """
     X, K = _features_or_gram(X, K)
     sq_norms = np.diag(K) if X is None else np.einsum("ij,ij->i", X, X)
@@ -105,6 +114,15 @@ def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
     -------
     numpy.ndarray
         Shape (2, d); with ``K``, coefficients of shape (2, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = np.eye(3)
+    >>> print(R.two_neuron_init(X, b0=0.1, trace=3))
+    [[0.03333333 0.03333333 0.03333333]
+     [0.03333333 0.03333333 0.03333333]]
     """
     return all_active_init(X, K=K, b0=b0, m=2, trace=trace)
 
@@ -151,6 +169,15 @@ def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndar
     -------
     numpy.ndarray
         :math:`w(0)`, shape (m, d); with ``K``, :math:`\alpha_0`, shape (m, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = np.eye(4)
+    >>> print(R.disjoint_init(X, [0, 1, 0, -1], m=2, b0=0.5))
+    [[ 0.5 -0.5  0.5 -0.5]
+     [-0.5  0.5 -0.5 -0.5]]
     """
     X, K = _features_or_gram(X, K)
     if assignment is None:
@@ -190,6 +217,13 @@ def sign_aligned_assignment(y, signs) -> np.ndarray:
     -------
     numpy.ndarray of int, shape (n,)
         The neuron of each example, or -1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.sign_aligned_assignment(np.array([1.0, -1.0, 0.5, 0.2]), R.default_signs(3))
+    array([0, 1, 2, 0])
     """
     y = finite_array("y", y, ndim=1)
     signs = finite_array("signs", signs, ndim=1)
@@ -223,21 +257,22 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
     -------
     numpy.ndarray
         :math:`w_0`, shape (d,) or (m, d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> w0 = R.gaussian_init(10**4, m=2, rng=0)
+    >>> w0.shape
+    (2, 10000)
+    >>> print(np.round(np.sum(w0 ** 2, axis=1), 2))   # |w_j|^2 close to scale^2 = 1
+    [1.   0.99]
     """
     d = positive_int("d", d)
     scale = positive_float("scale", scale)
     rng = np.random.default_rng(rng)
     shape = (d,) if m is None else (positive_int("m", m), d)
     return rng.standard_normal(shape) * (scale / np.sqrt(d))
-
-
-def _tiny_init(X, *, b0=1e-3, m=None, trace=None) -> np.ndarray:
-    """:func:`~ibcore.relu.all_active_init` at b0 = 1e-3 (the tiny start of chapter 6).
-
-    The cross-terms of size √(n/d) switch off some positive-label examples in
-    the first steps, and GD then stalls at a non-global stationary point.
-    """
-    return all_active_init(X, b0=b0, m=m, trace=trace)
 
 
 def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.ndarray:
@@ -270,6 +305,16 @@ def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.nda
     -------
     numpy.ndarray
         :math:`w_0`, shape (d,) for m = 1, (2, d) for m = 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = np.eye(4)
+    >>> y = np.array([1.0, 0.5, 0.2, -1.0])
+    >>> w0 = R.bad_init_weights("inactive_positive", X, y, inactive=1)
+    >>> print(X @ w0)   # the first positive starts inactive
+    [-1.  1.  1.  1.]
     """
     X = finite_array("X", X, ndim=2)
     n, d = X.shape

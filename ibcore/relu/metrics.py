@@ -57,6 +57,15 @@ def relative_gap(w, w_star, *, K=None) -> float:
     -------
     float
         The relative distance (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.relative_gap(np.array([1.0, 0.1]), np.array([1.0, 0.0]))
+    0.1
+    >>> R.relative_gap(np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]]), K=4 * np.eye(2))
+    1.118033988749895
     """
     if K is not None:
         return _relative_gap_gram(_validated_gram(K), w, w_star)
@@ -101,6 +110,14 @@ def norm_gram(K, coef) -> float:
     -------
     float
         :math:`\lVert w\rVert_F`, in the units of X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K = 4.0 * np.eye(2)   # X = 2 I
+    >>> R.norm_gram(K, np.array([[1.0, 0.0], [0.0, 1.0]]))
+    2.8284271247461903
     """
     K = _validated_gram(K)
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
@@ -109,56 +126,66 @@ def norm_gram(K, coef) -> float:
     return float(np.sqrt(max(np.einsum("ji,ik,jk->", coef, K, coef), 0.0)))
 
 
-_RUN = """Parameters
-    ----------
-    result : :class:`~ibcore.relu.results.GDResult`
-        A run of :func:`~ibcore.relu.gradient_descent`."""
-
-
-def _run_doc(func):
-    """Fill the ``{run}`` slot of a docstring with its Parameters section, whose first is ``result``.
-
-    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
-    """
-    func.__doc__ = func.__doc__.replace("{run}", _RUN)
-    return func
-
-
 def stabilisation_step(result) -> int:
     """The step after which no activation pattern changes: the largest ``last_change``.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
     -------
     int
         The GD step of the last pattern change, over all neurons and examples (0: none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 50, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.2, X))
+    >>> R.stabilisation_step(res) <= res.n_steps
+    True
     """
     return int(np.max(result.last_change))
 
-
-_run_doc(stabilisation_step)
 
 
 def reactivation_count(result) -> int:
     r"""Total number of re-activations (:math:`\beta_{j,i} \le 0` then :math:`> 0` again) over all neurons and examples.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 50, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.2, X))
+    >>> R.reactivation_count(res)
+    4
     """
     return int(np.sum(result.reactivations))
 
-
-_run_doc(reactivation_count)
 
 
 def positive_residual(result, y) -> float:
     r"""How well the positive labels are fitted: :math:`\max_{i:\,y_i > 0} \lvert f(x_i) - y_i\rvert`.
 
-    {run}
+    Parameters
+    ----------
+    result : :class:`~ibcore.relu.results.GDResult`
+        A run of :func:`~ibcore.relu.gradient_descent`.
     y : array of shape (n,)
         Its labels.
 
@@ -166,13 +193,21 @@ def positive_residual(result, y) -> float:
     -------
     float
         The largest residual on a positive label, in the units of y (0 if there is none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 50, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.2, X))
+    >>> R.positive_residual(res, y) < 1e-9
+    True
     """
     y = finite_array("y", y, shape=(np.size(result.predictions),))
     pos = y > 0
     return float(np.abs(result.predictions[pos] - y[pos]).max(initial=0.0))
 
-
-_run_doc(positive_residual)
 
 
 def _can_fit(y, signs) -> np.ndarray:
@@ -281,6 +316,16 @@ def relu_teacher_risk(w, theta) -> float:
     -------
     float
         :math:`\mathcal R(w)`, in squared units of the output.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> theta = np.array([1.0, 0.0])
+    >>> print(R.relu_teacher_risk(theta, theta))
+    0.0
+    >>> print(round(R.relu_teacher_risk(np.zeros(2), theta), 4))   # E relu(z)^2 = 1/2
+    0.5
     """
     theta = finite_array("theta", theta, ndim=1)
     w = finite_array("w", w, shape=theta.shape)
@@ -332,6 +377,17 @@ def settling_certificate(K, y, result) -> SettlingCertificate:
     -------
     :class:`~ibcore.relu.metrics.SettlingCertificate`
         The first certified step, with the bound :math:`B_t` and the margins along the run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 10**4, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.1, X), record_every=1)
+    >>> cert = R.settling_certificate(X @ X.T, y, res)
+    >>> cert.step is not None and cert.step >= R.stabilisation_step(res)
+    True
     """
     K = _validated_gram(K)
     n = K.shape[0]

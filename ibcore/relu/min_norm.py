@@ -33,7 +33,6 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 """
 from __future__ import annotations
 
-
 import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
@@ -42,14 +41,9 @@ from .._result import result
 from ..validation import finite_array
 from .gram import _features_or_gram, _validated_gram, _x_y_or_k_doc
 
-__all__ = [
-    "min_norm_solution",
-    "positive_subset_least_squares",
-    "min_norm_pair",
-    "disjoint_targets_gram",
-    "disjoint_closest_targets_gram",
-    "disjoint_linear_limit_gram",
-]
+__all__ = ["min_norm_solution", "positive_subset_least_squares", "min_norm_pair", "disjoint_targets_gram",
+           "disjoint_closest_targets_gram", "disjoint_linear_limit_gram"]
+
 
 @result
 class MinNormSolution:
@@ -179,6 +173,13 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
         through ``nu``, and distances through :func:`~ibcore.relu.relative_gap`
         given ``K``), :math:`\beta^\star` = ``beta``, multipliers
         :math:`\nu` = ``nu``, ``kkt_residual``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.min_norm_solution(np.eye(3), np.array([1.0, -0.5, 2.0])).w)   # the negative label at 0
+    [1. 0. 2.]
     """
     return _solve(X, K, y, _solve_dual, "relu")
 
@@ -211,6 +212,13 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     -------
     :class:`~ibcore.relu.min_norm.MinNormSolution`
         With ``problem="positive_subset"``, :math:`\nu = 0` off :math:`I_+`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.positive_subset_least_squares(np.eye(3), np.array([1.0, -0.5, 2.0])).w)
+    [1. 0. 2.]
     """
     return _solve(X, K, y, _positive_subset_nu, "positive_subset")
 
@@ -234,6 +242,14 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     numpy.ndarray
         The weights, shape (2, d), given ``X``; the data-span coefficients
         :math:`(\nu(y), \nu(-y))`, shape (2, n), given ``K``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.min_norm_pair(np.eye(3), np.array([1.0, -0.5, 2.0])))   # w*(y) and w*(-y)
+    [[1.  0.  2. ]
+     [0.  0.5 0. ]]
     """
     field = "w" if K is None else "nu"
     minus_y = None if y is None else -np.asarray(y, float)
@@ -290,6 +306,16 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     -------
     numpy.ndarray, shape (m, n)
         Coefficients :math:`\nu_j` of :math:`w^\star_j = X^\top\nu_j`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
+    >>> print(R.disjoint_targets_gram(K, y, assignment, signs))
+    [[1.  0.  0.5 0. ]
+     [0.  1.  0.  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
@@ -332,6 +358,17 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
     -------
     numpy.ndarray, shape (m, n)
         Coefficients of :math:`w^\circ_j = X^\top` ``coef[j]`` (they include ``alpha0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
+    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
+    >>> print(np.round(R.disjoint_closest_targets_gram(K, y, assignment, signs, alpha0), 3))
+    [[ 1.  -0.1  0.5 -0.1]
+     [-0.1  1.  -0.1  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)
@@ -385,6 +422,17 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
     -------
     :class:`~ibcore.relu.min_norm.LinearLimit`
         ``limit`` and ``frozen``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
+    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
+    >>> print(np.round(R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0).limit, 3))
+    [[ 1.  -0.1  0.5 -0.1]
+     [-0.1  1.  -0.1  0.5]]
     """
     K = _validated_gram(K)
     y, signs, own = _own_sets(y, assignment, signs)

@@ -45,6 +45,13 @@ def default_signs(m) -> np.ndarray:
     -------
     numpy.ndarray, shape (m,)
         The signs :math:`s_j \in \{+1, -1\}` of :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.default_signs(1), R.default_signs(4)
+    (array([1.]), array([ 1., -1.,  1., -1.]))
     """
     m = positive_int("m", m)
     return np.where(np.arange(m) % 2 == 0, 1.0, -1.0)

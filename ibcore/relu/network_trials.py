@@ -82,6 +82,14 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
         ends inactive), ``predicted_decoupled`` (fraction with :math:`\lvert y_i\rvert > 2b_0`),
         ``wrong_share`` :math:`= \sum_i \sigma(\beta_{{\rm wrong},i})/\sum_i\lvert y_i\rvert` (the output
         carried by wrong neurons), ``success`` and the fit and run statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.two_neuron_trial(n=10, d=10**4, rng=0)
+    >>> out["success"], sorted(out)[:3]
+    (True, ['converged', 'decoupled', 'gap'])
     """
     return run_trial(_two_neuron_trial(n=n, d=d, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
 
@@ -152,6 +160,14 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
         assignment); ``symmetric_norm_ratio`` :math:`= \lVert W^\star\rVert^2/\lVert W_{\rm sym}\rVert^2`, with
         :math:`W_{\rm sym}` the network that splits :math:`w^\star(\pm y)` equally among the neurons of each sign;
         ``success`` and the fit and run statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.disjoint_trial(n=10, d=10**4, m=4, rng=0)
+    >>> out["success"]
+    True
     """
     return run_trial(_disjoint_trial(n=n, d=d, m=m, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
 
@@ -230,6 +246,14 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         :math:`= \frac1{2n}\sum y_i^2` over the never-active ones (a lower bound on
         ``loss_excess``), ``gap`` (relative, to :math:`w^\star` or :math:`(w^\star(y), w^\star(-y))`),
         ``success`` and the fit and run statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.bad_init_trial(n=10, d=10**4, init="all_active", rng=0)
+    >>> out["success"]
+    True
     """
     return run_trial(_bad_init_trial(n=n, d=d, init=init, b0=b0, m=m, inactive=inactive, c=c, tol=tol,
                                      max_steps=max_steps, rng=rng))

@@ -7,8 +7,7 @@ Part I can be solved example by example (the control of Boursier et al.,
 * one neuron: an active example moves as :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i`; a negative
   label crosses 0 once and freezes in :math:`(c y_i, 0]`, which gives the settling
   step :func:`~ibcore.relu.orthogonal_stabilisation_step` and the overshoot floor, about
-  :math:`c/\sqrt3` (chapter 1; its exact value, by recursion, is the test reference
-  ``_orthogonal_overshoot_gap``);
+  :math:`c/\sqrt3` (chapter 1);
 * two neurons :math:`f = \sigma(\beta_+) - \sigma(\beta_-)` from :math:`\beta_+ = \beta_- = b_0`:
   :math:`\beta_+ + \beta_-` is conserved while both are active, so an example decouples only if
   :math:`\lvert y_i\rvert \ge 2b_0`
@@ -65,6 +64,15 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     -------
     int
         :math:`T_{\rm orth}`, a number of GD steps.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.orthogonal_stabilisation_step(np.array([0.5, -0.5]), 0.1)
+    11
+    >>> R.orthogonal_stabilisation_step(np.array([0.5, 0.2]), 0.1)   # no negative label
+    0
     """
     y, c, b0 = _one_neuron_inputs(y, c, b0)
     neg = -y[y < 0]
@@ -72,51 +80,6 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
         return 0
     steps = np.log(neg / (b0 + neg)) / np.log1p(-c)
     return int(np.ceil(steps.max()))
-
-
-def _orthogonal_overshoot_gap(y, c, *, b0=1.0) -> float:
-    r"""Test reference: the one-neuron gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` on orthogonal data, by recursion.
-
-    Each negative label freezes at the first :math:`\beta_{T,i} \le 0` of
-    :math:`\beta_i \leftarrow (1 - c)\beta_i + c y_i` from :math:`\beta_{0,i} = b_0`, and
-    :math:`w^\star` puts it at 0; the positive labels are fitted by both.
-    With :math:`\lVert w\rVert^2 \propto \lVert\beta\rVert^2` on orthogonal data,
-
-    .. math::
-
-        \text{gap} = \sqrt{\frac{\sum_{y_i<0} \beta_{T,i}^2}{\sum_{y_i>0} y_i^2}}
-        < c\,\sqrt{\frac{\sum_{y_i<0} y_i^2}{\sum_{y_i>0} y_i^2}},
-
-    and :math:`\approx c/\sqrt3` for symmetric labels when the crossing falls at a uniform
-    phase of its last step (chapter 1).  A step-by-step recursion per label, so its
-    cost is the number of steps, :math:`O(\log(1/\lvert y\rvert)/c)`.
-    The tests hold :func:`~ibcore.relu.gap_trial` on orthogonal data to it, as a
-    computation independent of GD; the chapters quote :math:`c/\sqrt3`. Not public.
-
-    Parameters
-    ----------
-    y : array of shape (n,)
-        Labels, at least one positive.
-    c : float
-        Per-example contraction :math:`c = \eta\lVert x\rVert^2/n`, :math:`0 < c < 1`.
-    b0 : float
-        Initial pre-activation :math:`b_0`.
-
-    Returns
-    -------
-    float
-        The relative gap (dimensionless).
-    """
-    y, c, b0 = _one_neuron_inputs(y, c, b0)
-    if not np.any(y > 0):
-        raise ValueError("y has no positive label, so w* = 0 and the relative gap is undefined")
-    neg = y[y < 0]
-    beta = np.full(neg.size, b0)
-    active = beta > 0
-    while active.any():  # the recursion, all negative labels at once
-        beta[active] = (1 - c) * beta[active] + c * neg[active]
-        active = beta > 0
-    return float(np.sqrt(np.sum(beta ** 2) / np.sum(y[y > 0] ** 2)))
 
 
 def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
@@ -146,6 +109,14 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
     -------
     numpy.ndarray, shape (2, n)
         :math:`(\beta_+, \beta_-)` in the limit, one column per example.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.two_neuron_orthogonal_limit(np.array([1.0, -0.5, 0.05]), 0.1))
+    [[1.    0.    0.125]
+     [0.    0.5   0.075]]
     """
     y = finite_array("y", y, ndim=1)
     b = positive_float("b0", b0)
@@ -180,6 +151,13 @@ def two_neuron_orthogonal_gap(y, b0) -> float:
     -------
     float
         The relative gap (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(round(R.two_neuron_orthogonal_gap(np.array([1.0, -0.5, 0.05]), 0.1), 4))
+    0.0948
     """
     y = finite_array("y", y, ndim=1)
     if not np.any(y != 0):

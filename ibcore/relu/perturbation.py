@@ -79,6 +79,17 @@ def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
     -------
     :class:`~ibcore.relu.perturbation.FirstOrderLimit`
         ``gd`` and ``star``: y on the positive labels, the formulas above on the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> n, d = 10, 10**6
+    >>> K = R.sample_gram(n, d, rng=0)
+    >>> y = R.sample_labels(n, rng=1)
+    >>> first = R.first_order_limit(K, y)
+    >>> print(f"{R.norm_gram(K, first.gd - first.star) / R.norm_gram(K, first.star):.4f}")
+    0.0006
     """
     K = _validated_gram(K)
     y = finite_array("y", y, shape=(K.shape[0],))
@@ -121,6 +132,16 @@ def first_order_gap(K, y, b0=1.0) -> float:
     -------
     float
         The relative gap (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> n, d = 10, 10**6
+    >>> K = R.sample_gram(n, d, rng=0)
+    >>> y = R.sample_labels(n, rng=1)
+    >>> print(f"{R.first_order_gap(K, y):.4f}")   # of order sqrt(n/d)
+    0.0006
     """
     limit = first_order_limit(K, y, b0)
     y = np.asarray(y, float)

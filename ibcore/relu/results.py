@@ -23,6 +23,19 @@ class InactivePositiveWarning(UserWarning):
     :math:`\beta_{j,i}(0) \le 0` for every such j.  A frozen example only moves through the
     cross-terms :math:`K_{ik}`, so GD usually cannot fit it and stops at a
     non-global stationary point (the tiny start of chapter 6, our analogue of the paper's Appendix F.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> import warnings
+    >>> X, y = np.eye(2), np.array([1.0, 0.5])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = R.gradient_descent(X, y, np.array([1.0, -1.0]), lr=0.5, max_steps=10)
+    ...
+    >>> caught[0].category.__name__
+    'InactivePositiveWarning'
     """
 
 

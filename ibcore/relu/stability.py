@@ -51,6 +51,16 @@ def stability_bound(X=None, *, K=None, m=1) -> float:
     -------
     float
         The bound on the step size :math:`\eta` (``lr``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = np.eye(3)
+    >>> R.stability_bound(X)   # 2n / lambda_max(K)
+    6.0
+    >>> R.stability_bound(X, m=2)
+    3.0
     """
     X, K = _features_or_gram(X, K)
     K = X @ X.T if K is None else K
@@ -103,6 +113,14 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
     -------
     float
         The step size :math:`\eta` (``lr``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = 2.0 * np.eye(4)   # |x_i|^2 = 4
+    >>> R.lr_from_contraction(0.01, X)   # c n / mean |x_i|^2
+    0.01
     """
     c = positive_float("c", c)
     X, K = _features_or_gram(X, K)
@@ -138,6 +156,15 @@ def default_contraction(n, d, *, spectrum=None) -> float:
     -------
     float
         The contraction c, to pass to :func:`~ibcore.relu.lr_from_contraction`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.default_contraction(20, 10**6)
+    0.0009
+    >>> R.default_contraction(100, 1000)
+    0.01
     """
     n = positive_int("n", n)
     spec = _as_spectrum(spectrum, d)

@@ -108,6 +108,16 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         ``_fit_threshold``), and those of
         ``_fit_statistics`` and
         ``_run_statistics``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.gap_trial(n=10, d=10**4, c=0.01, rng=0)
+    >>> out["success"]
+    True
+    >>> print(f"{out['gap']:.3f}")
+    0.015
     """
     return run_trial(_gap_trial(n=n, d=d, b0=b0, c=c, spectrum=spectrum, spectrum_param=spectrum_param,
                                 method=method, tol=tol, max_steps=max_steps, rng=rng))
@@ -212,6 +222,14 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
         these labels), ``success`` (converged, every positive label fitted),
         and those of ``_fit_statistics`` and
         ``_run_statistics``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.pattern_trial(n=10, d=10**4, rng=0)
+    >>> out["stabilisation_step"] <= out["n_steps"]
+    True
     """
     return run_trial(_pattern_trial(n=n, d=d, data=data, b0=b0, c=c, tol=tol, max_steps=max_steps, rng=rng))
 
@@ -278,6 +296,14 @@ def structure_trial(*, n, d, rng=None) -> dict:
         :math:`x_i\cdot w_{PLS} > 0`), ``pls_predicts_slack`` (bool) and ``pls_to_star``
         :math:`= \lVert w_{PLS} - w^\star\rVert/\lVert w^\star\rVert`, 0 on a draw without a
         positive label (probability :math:`2^{-n}`), where :math:`w^\star = w_{PLS} = 0`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.structure_trial(n=10, d=100, rng=0)
+    >>> sorted(out)[:3]
+    ['pls_predicts_slack', 'pls_to_star', 'pls_violations']
     """
     n, d = _validated_sizes(n, d)
     rng = np.random.default_rng(rng)
@@ -324,6 +350,14 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
         ``root_risk_difference`` :math:`= \lvert\sqrt{\mathcal R(w_{GD})} - \sqrt{\mathcal R(w^\star)}\rvert`
         (at most ``distance``),
         ``success`` and the run statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> out = R.test_error_trial(n=10, d=200, rng=0)
+    >>> print(f"GD {out['risk_gd']:.3f}, w* {out['risk_star']:.3f}")
+    GD 0.149, w* 0.149
     """
     return run_trial(_test_error_trial(n=n, d=d, b0=b0, c=c, noise=noise, tol=tol, max_steps=max_steps,
                                        rng=rng))

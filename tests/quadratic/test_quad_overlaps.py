@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from ibcore.quadratic import overlaps, phi_matrix, population_risk
-from ibcore.quadratic.moments import _error_first_moments
+
+from .independent import error_first_moments
 
 N_MC = 400_000
 
@@ -44,7 +45,7 @@ def test_risk_matches_monte_carlo(p, p_star, noise):
 def test_first_moments_match_monte_carlo(p, p_star):
     rng = np.random.default_rng(20 + p)
     W, W_star, lam, nu, err = _joint_samples(p, p_star, 6, rng)
-    m_R, m_Q = _error_first_moments(*overlaps(W, W_star))
+    m_R, m_Q = error_first_moments(*overlaps(W, W_star))
     _assert_mc(err[:, None, None] * lam[:, :, None] * nu[:, None, :], m_R)
     _assert_mc(err[:, None, None] * lam[:, :, None] * lam[:, None, :], m_Q)
 

@@ -7,13 +7,15 @@ import pytest
 import ibcore.quadratic as q
 from ibcore import DivergenceError
 
+from .independent import sgd_one_pass_reference
+
 
 @pytest.mark.parametrize("noise", [0.0, 0.2])
 @pytest.mark.parametrize("block", [16, 5, 1])
 def test_blocked_equals_step_by_step(noise, block):
     W0, W_star = q.random_init(4, 2, 300, informative=0.3, rng=0)
     kw = dict(lr=0.2, n_steps=2000, rng=7, noise=noise, record_every=37)
-    ref = q.sgd._sgd_one_pass_reference(W0, W_star, **kw)
+    ref = sgd_one_pass_reference(W0, W_star, **kw)
     fast = q.sgd_one_pass(W0, W_star, block=block, **kw)
     np.testing.assert_array_equal(fast.step, ref.step)
     np.testing.assert_array_equal(fast.t, ref.t)
@@ -73,7 +75,7 @@ def test_t_max_is_the_one_clock():
 def test_divergence_reports_the_same_step_as_the_reference():
     W0, W_star = q.random_init(4, 2, 500, informative=0.3, rng=0)
     steps = []
-    for run in (q.sgd_one_pass, q.sgd._sgd_one_pass_reference):
+    for run in (q.sgd_one_pass, sgd_one_pass_reference):
         with pytest.raises(DivergenceError) as info:
             run(W0, W_star, lr=5.0, n_steps=3000, rng=5)
         steps.append(info.value.step)
@@ -183,12 +185,12 @@ def test_simulators_are_plain_sgd_on_the_documented_random_numbers(noise, lr):
     for block in (16, 7, 1):
         run = q.sgd_one_pass(W0, W_star, n_steps=n, record_every=37, block=block, **kw)
         _assert_is_plain_sgd(run, W0, W_star, lr, noise, 11, record)
-    ref = q.sgd._sgd_one_pass_reference(W0, W_star, n_steps=n, record_steps=record, **kw)
+    ref = sgd_one_pass_reference(W0, W_star, n_steps=n, record_steps=record, **kw)
     _assert_is_plain_sgd(ref, W0, W_star, lr, noise, 11, record)
     # the horizon in t' = (lr/p) steps/N: the same run
     t_max = lr / p * n / N
     for run in (q.sgd_one_pass(W0, W_star, t_max=t_max, **kw),
-                q.sgd._sgd_one_pass_reference(W0, W_star, t_max=t_max, **kw)):
+                sgd_one_pass_reference(W0, W_star, t_max=t_max, **kw)):
         _assert_is_plain_sgd(run, W0, W_star, lr, noise, 11, [n])
 
 
@@ -250,7 +252,7 @@ def test_record_every_records_its_multiples_and_the_last_step():
     assert q.sgd_one_pass(W0, W_star, lr=0.1, n_steps=5, rng=0, record_steps=[5]).step.tolist() == [5]
 
 
-@pytest.mark.parametrize("simulator", [q.sgd_one_pass, q.sgd._sgd_one_pass_reference])
+@pytest.mark.parametrize("simulator", [q.sgd_one_pass, sgd_one_pass_reference])
 def test_overflow_is_a_divergence_error_without_numpy_warnings(simulator):
     """With a blowup level near the float limit the error overflows before it is caught:
     reported as divergence, and numpy's overflow warnings stay inside the simulator."""

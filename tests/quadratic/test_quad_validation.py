@@ -26,7 +26,6 @@ def _nan(a):
     (lambda: q.phi_matrix(Q0, R0, noise=-1.0), "noise"),
     # one set of overlaps per call: with a time axis, np.trace and @ would mix the times
     (lambda: q.phi_matrix(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
-    (lambda: q.moments._error_first_moments(np.stack([Q0, Q0]), np.stack([R0, R0])), "Q"),
     (lambda: q.gaussian_moment(np.ones(3), [0, 0]), "cov"),
     (lambda: q.gaussian_moment([[np.nan]], [0, 0]), "cov"),
     (lambda: q.wick_pairings(-2), "n"),
@@ -139,15 +138,31 @@ def test_sgd_arguments(kwargs, name):
     (lambda: q.escape_time([0, 1], [1, 0.1], 1.0, fraction=2.0), "fraction"),
     (lambda: q.escape_time([0, 1], [1, 0.1, 0.0], 1.0), "risk"),
     (lambda: q.fit_decay([1, 2, 3], [1, 0.5, 0.2], kind="linear"), "kind"),
+    (lambda: q.fit_decay(np.ones((2, 2)), [1, 0.5], kind="power"), "t"),
+    (lambda: q.fit_decay([1, 2, np.inf], [1, 0.5, 0.2], kind="power"), "t"),
+    (lambda: q.fit_decay([1, 2, 3], [1, 0.5], kind="power"), "risk"),
+    (lambda: q.fit_decay([1, 2, 3], [1, np.nan, 0.2], kind="power"), "risk"),
+    (lambda: q.fit_decay([1, 2, 3], [1, 0.5, 0.2], kind="power", floor=-0.1), "floor"),
     (lambda: q.critical_point("saddle", 3, 2, 9), "kind"),
     (lambda: q.critical_point("plateau", 3, 2, 4), "N"),
     (lambda: q.critical_point("zero_loss", 1, 2, 9), "p"),
     (lambda: q.hessian_spectrum_table("zero", 3, 0, 9), "p_star"),
     (lambda: q.population_hessian(W0, W_STAR, wrt="V"), "wrt"),
-    (lambda: q.hessian._population_gradient(W0, W_STAR[:, :3]), "W_star"),
     (lambda: q.closest_zero_loss_solution(np.ones((1, 2))), "R"),
+    (lambda: q.closest_zero_loss_solution(np.ones(3)), "R0"),
+    (lambda: q.closest_zero_loss_solution([[1.0, np.nan]]), "R0"),
+    (lambda: q.conserved_frame(np.ones(3)), "R"),
+    (lambda: q.conserved_frame(np.ones((2, 3, 2, 1))), "R"),
+    (lambda: q.frame_drift(np.random.default_rng(0).standard_normal((2, 3, 2)), np.ones((2, 2))), "reference"),
+    (lambda: q.closest_zero_loss_weights(np.full((3, 10), np.nan), np.ones((2, 10))), "W0"),
+    (lambda: q.closest_zero_loss_weights(np.ones(10), np.ones((2, 10))), "W0"),
     (lambda: q.frame_drift(R0), "R"),
 ])
 def test_other_functions(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         call()
+
+
+def test_late_time_law_says_why_it_needs_p_at_least_p_star():
+    with pytest.raises(ValueError, match=r"^p .* \(for convergence to zero loss\)"):
+        q.late_time_law(2, 3)

@@ -61,3 +61,21 @@ def gram_root(K):
 
 def loss(X, y, w):
     return float(np.sum((np.maximum(X @ w, 0) - y) ** 2) / (2 * X.shape[0]))
+
+
+def orthogonal_overshoot_gap(y, c, b0=1.0):
+    """The one-neuron gap ‖w_GD - w*‖/‖w*‖ on orthogonal data (K = ‖x‖² I), by recursion.
+
+    Each example moves alone, β ← (1 - c)β + c y from β = b0; a negative label freezes at its
+    first β ≤ 0, which w* puts at 0; positive labels are fitted by both. With ‖w‖² ∝ ‖β‖² the
+    gap is sqrt(Σ_{y<0} β_T² / Σ_{y>0} y²). Its cost is the number of steps, O(log(1/|y|)/c).
+    """
+    y = np.asarray(y, dtype=float)
+    assert 0 < c < 1 and b0 > 0 and np.any(y > 0)
+    neg = y[y < 0]
+    beta = np.full(neg.size, float(b0))
+    active = beta > 0
+    while active.any():
+        beta[active] = (1 - c) * beta[active] + c * neg[active]
+        active = beta > 0
+    return float(np.sqrt(np.sum(beta ** 2) / np.sum(y[y > 0] ** 2)))

@@ -7,6 +7,7 @@ import pytest
 import ibcore.relu as R
 
 from .independent import plain_gd_network
+from .weight_space import gradient_descent_weight_space
 
 
 def rel(a, b):
@@ -29,7 +30,7 @@ def assert_same_run(a, b, rtol=1e-10):
 def test_primal_dual_matches_weight_space_one_neuron(problem):
     X, y, w0, lr = problem
     pd = R.gradient_descent(X, y, w0, lr=lr)
-    ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr)
+    ws = gradient_descent_weight_space(X, y, w0, lr=lr)
     assert pd.success and pd.w.shape == (X.shape[1],) and pd.beta.shape == (X.shape[0],)
     assert R.reactivation_count(pd) > 0  # the comparison covers re-activation events too
     assert_same_run(pd, ws)
@@ -39,7 +40,7 @@ def test_primal_dual_matches_weight_space_two_neurons(problem):
     X, y, _, lr = problem
     w0 = R.two_neuron_init(X, b0=0.1, trace=X.shape[1])
     pd = R.gradient_descent(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
-    ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
+    ws = gradient_descent_weight_space(X, y, w0, lr=lr, max_steps=3000, tol=0, record_every=7)
     assert pd.w.shape == (2, X.shape[1]) and pd.beta.shape == (2, X.shape[0])
     np.testing.assert_array_equal(pd.signs, [1.0, -1.0])
     assert_same_run(pd, ws)
@@ -53,7 +54,7 @@ def test_primal_dual_matches_weight_space_general_m(problem):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
         pd = R.gradient_descent(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0, record_every=5)
-        ws = R.reference._gradient_descent_weight_space(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0,
+        ws = gradient_descent_weight_space(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0,
                                                         record_every=5)
     assert np.any(pd.last_change > 0)
     assert_same_run(pd, ws)
@@ -213,7 +214,7 @@ def test_tiny_initialisation_can_stall(problem):
         l_min = np.sum(y[y < 0] ** 2) / 40
         good = R.gradient_descent(X, y, R.all_active_init(X, trace=100), lr=lr, record_every=None)
         assert good.loss == pytest.approx(l_min, rel=1e-9)
-        tiny = R.gradient_descent(X, y, R.initialisation._tiny_init(X, trace=100), lr=lr, record_every=None)
+        tiny = R.gradient_descent(X, y, R.all_active_init(X, b0=1e-3, trace=100), lr=lr, record_every=None)
         stalled += tiny.loss > l_min + 1e-6
     assert stalled >= 1
 
@@ -262,8 +263,3 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
         last, react = np.zeros((3, n), int), np.zeros((3, n), int)
     np.testing.assert_array_equal(res.last_change, last)
     np.testing.assert_array_equal(res.reactivations, react)
-
-
-@pytest.mark.parametrize("gd", [R.gradient_descent, R.reference._gradient_descent_weight_space])
-def test_shared_parameters_are_in_every_entry_points_docstring(gd):
-    assert "{shared}" not in gd.__doc__ and "record_every : int or None" in gd.__doc__

@@ -56,11 +56,6 @@ def test_gaussian_init_scale_and_reproducibility():
     assert R.gaussian_init(10).shape == (10,)
 
 
-def test_tiny_init_is_the_small_all_active_init():
-    X = R.sample_features(5, 50, rng=3)
-    np.testing.assert_allclose(R.initialisation._tiny_init(X), 1e-3 * R.all_active_init(X))
-
-
 def test_default_signs():
     np.testing.assert_array_equal(R.default_signs(1), [1])
     np.testing.assert_array_equal(R.default_signs(2), [1, -1])

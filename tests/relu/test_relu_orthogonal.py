@@ -13,6 +13,8 @@ import pytest
 
 import ibcore.relu as R
 
+from .independent import orthogonal_overshoot_gap
+
 N, D = 20, 200
 
 
@@ -50,7 +52,7 @@ def test_gap_is_order_c_with_the_theoretical_band(orthogonal_problem, c):
     # and exactly the value predicted by the one-example recursion, which the closed form implements
     predicted = np.sqrt(sum(frozen_value(v, c) ** 2 for v in y[neg]) / np.sum(y[pos] ** 2))
     assert gap == pytest.approx(predicted, rel=1e-8)
-    assert R.orthogonal._orthogonal_overshoot_gap(y, c) == pytest.approx(predicted, rel=1e-12)
+    assert orthogonal_overshoot_gap(y, c) == pytest.approx(predicted, rel=1e-12)
     # negatives freeze inside (c·y_i, 0]; w* puts them at exactly 0
     assert np.all((res.beta[neg] > c * y[neg]) & (res.beta[neg] <= 0))
     np.testing.assert_allclose(star.beta[neg], 0, atol=1e-12)
@@ -78,21 +80,20 @@ def test_orthogonal_stabilisation_step_is_the_scalar_recursion(c, b0):
 
     assert R.orthogonal_stabilisation_step(y, c, b0=b0) == max(first_crossing(v) for v in y[y < 0])
     assert R.orthogonal_stabilisation_step(np.abs(y), c) == 0  # no negative label: nothing switches off
-    assert R.orthogonal._orthogonal_overshoot_gap(y, c, b0=b0) == pytest.approx(
+    assert orthogonal_overshoot_gap(y, c, b0=b0) == pytest.approx(
         np.sqrt(sum(frozen_value(v, c, b0) ** 2 for v in y[y < 0]) / np.sum(y[y > 0] ** 2)), rel=1e-12)
 
 
 @pytest.mark.parametrize("bad", [{"c": 0.0}, {"c": 1.0}, {"c": 1.5}, {"b0": -1.0}])
 def test_orthogonal_closed_forms_reject_bad_inputs(bad):
-    for func in (R.orthogonal_stabilisation_step, R.orthogonal._orthogonal_overshoot_gap):
-        with pytest.raises(ValueError):
-            func(np.array([-0.5, 0.5]), **{"c": 0.1, **bad})
+    with pytest.raises(ValueError):
+        R.orthogonal_stabilisation_step(np.array([-0.5, 0.5]), **{"c": 0.1, **bad})
 
 
 def test_overshoot_gap_is_about_c_over_root_3():
     """A uniform phase of the last step before the crossing gives E gap² ≈ c²/3 (chapter 1)."""
     y = np.random.default_rng(6).uniform(-1, 1, 4000)
-    assert R.orthogonal._orthogonal_overshoot_gap(y, 0.01) / 0.01 == pytest.approx(1 / np.sqrt(3), rel=0.05)
+    assert orthogonal_overshoot_gap(y, 0.01) / 0.01 == pytest.approx(1 / np.sqrt(3), rel=0.05)
 
 
 # ---------------------------------------------------------------------------

@@ -102,3 +102,48 @@ def test_settling_certificate_brackets_the_last_pattern_change():
     two = R.gradient_descent(X, y, R.two_neuron_init(X, trace=d), lr=R.lr_from_contraction(c, X), max_steps=2)
     with pytest.raises(ValueError, match="one-neuron ReLU run"):
         R.settling_certificate(X @ X.T, y, two)
+
+
+def _recorded_run(n, d, c, seed, *, correlated=0.0):
+    rng = np.random.default_rng(seed)
+    X = R.sample_features(n, d, rng=rng) + correlated * rng.standard_normal(d)  # a shared direction
+    y = rng.uniform(-1, 1, n)
+    run = R.gradient_descent(X, y, R.all_active_init(X, trace=d), lr=R.lr_from_contraction(c, X),
+                             record_every=1, max_steps=20_000)
+    return X @ X.T, y, run
+
+
+def test_settling_certificate_margins_and_bounds_are_the_lemmas():
+    """Margins and bounds along the run from their definitions, with Δ from an eigendecomposition:
+    margin_t = min_i (min(β_i, y_i) if active else -β_i), -inf while a negative label is active;
+    B_t = Δ/(1 - Δ) ‖D_t r_t‖; the certificate is the first step with margin > B_t."""
+    K, y, run = _recorded_run(12, 3000, 0.05, seed=1)
+    kappa = np.mean(np.diag(K))
+    delta = np.abs(np.linalg.eigvalsh(K / kappa - np.eye(12))).max()
+    beta = run.history.beta
+    active = beta > 0
+    margin = np.where(active, np.minimum(beta, y), -beta).min(axis=1)
+    margin[(active & (y <= 0)).any(axis=1)] = -np.inf
+    bound = delta / (1 - delta) * np.linalg.norm(np.where(active, beta - y, 0.0), axis=1)
+    cert = R.settling_certificate(K, y, run)
+    assert margin[0] == -np.inf and np.isfinite(margin[-1])   # all active at first, negatives off at the end
+    np.testing.assert_array_equal(cert.margin, margin)
+    np.testing.assert_allclose(cert.bound, bound, rtol=1e-12)
+    first = np.flatnonzero(margin > bound)[0]
+    assert cert.step == run.history.step[first] > 0
+
+
+def test_settling_certificate_needs_a_small_cross_talk_and_a_small_step():
+    """No certificate when Δ ≥ 1 (the bound is infinite), nor when c(1 + Δ) > 1 on data that is
+    certified at a smaller step."""
+    K, y, run = _recorded_run(8, 40, 0.05, seed=2, correlated=3.0)
+    assert R.gram_deviation(K, scale=np.mean(np.diag(K))) >= 1
+    cert = R.settling_certificate(K, y, run)
+    assert cert.step is None and np.all(np.isinf(cert.bound))
+    K, y, run = _recorded_run(8, 20_000, 0.5, seed=3)
+    assert R.settling_certificate(K, y, run).step is not None
+    K, y, run = _recorded_run(8, 20_000, 0.999, seed=3)
+    delta = R.gram_deviation(K, scale=np.mean(np.diag(K)))
+    cert = R.settling_certificate(K, y, run)
+    assert 0.999 * (1 + delta) > 1 and cert.step is None
+    assert np.any(cert.margin > cert.bound)          # the margins alone would have certified it

@@ -6,7 +6,7 @@ import ibcore.relu as R
 from ibcore.summary import summarise
 from ibcore.sweep import sweep, trial_seed
 
-from .independent import gram_root, loss, min_norm_qp, plain_gd
+from .independent import gram_root, loss, min_norm_qp, orthogonal_overshoot_gap, plain_gd
 
 GAP_KEYS = {"gap", "gap_scaled", "gap_scaled_R0", "first_order_gap", "c_used", "loss_excess", "inactive_at_init",
             "success", "max_residual", "unfit", "max_unfit_label", "n_steps", "converged", "stabilisation_step",
@@ -150,7 +150,7 @@ def test_pattern_trial_orthogonal_is_the_exact_control():
     assert out["strictly_inactive"] == 0.0 and out["pls_violations"] == 0.0 and out["pls_to_star"] < 1e-12
     assert out["stabilisation_step"] == out["orthogonal_stabilisation_step"] and out["reactivations"] == 0
     y = R.sample_labels(20, rng=3)  # the trial draws its labels first
-    assert out["gap"] == pytest.approx(R.orthogonal._orthogonal_overshoot_gap(y, 0.05), rel=1e-9)
+    assert out["gap"] == pytest.approx(orthogonal_overshoot_gap(y, 0.05), rel=1e-9)
     assert out["gap_to_pls"] == pytest.approx(out["gap"], rel=1e-9)
 
 
@@ -234,3 +234,36 @@ def test_positive_residual_is_the_worst_fit_of_a_positive_label(problem):
     direct = np.abs(np.maximum(X @ run.w, 0) - y)[y > 0].max()
     assert direct > 1e-3 and R.positive_residual(run, y) == pytest.approx(direct, rel=1e-12)
     assert R.positive_residual(run, -np.abs(y)) == 0.0  # no positive label: nothing to fit
+
+
+def _teacher_risk_by_quadrature(w, theta):
+    """E(σ(w·x) - σ(θ·x))² for x ~ N(0, I_d), as a 1-D integral: only the plane of w and θ matters,
+    and with x = r u(a) in it, E = (1/2π) ∫ da ∫ r³ e^{-r²/2} dr (σ(w·u) - σ(θ·u))² = (1/π) ∫ (...)² da."""
+    from scipy.integrate import quad
+
+    e1 = theta / np.linalg.norm(theta)
+    a_w, a_t = w @ e1, theta @ e1
+    b_w = np.linalg.norm(w - a_w * e1)       # w = a_w e1 + b_w e2
+    if b_w <= 1e-12 * np.linalg.norm(w):      # (anti)parallel: rounding, not a direction
+        b_w = 0.0
+
+    def integrand(a):
+        return (max(a_w * np.cos(a) + b_w * np.sin(a), 0.0) - max(a_t * np.cos(a), 0.0)) ** 2
+
+    kinks = sorted({np.pi / 2, 3 * np.pi / 2, np.arctan2(-a_w, b_w) % np.pi, np.arctan2(-a_w, b_w) % np.pi + np.pi})
+    value, _ = quad(integrand, 0.0, 2 * np.pi, points=kinks, epsabs=1e-13, epsrel=1e-12, limit=200)
+    return value / np.pi
+
+
+@pytest.mark.parametrize("case", ["generic", "parallel", "antiparallel", "orthogonal", "zero student"])
+def test_relu_teacher_risk_against_quadrature(case):
+    """The arc-cosine closed form against a numerical integral, to 1e-9, at unequal norms."""
+    rng = np.random.default_rng(1)
+    d = 7
+    theta = 2.0 * rng.standard_normal(d) / np.sqrt(d)
+    other = rng.standard_normal(d)
+    w = {"generic": 0.5 * other / np.linalg.norm(other),
+         "parallel": 0.3 * theta, "antiparallel": -0.7 * theta,
+         "orthogonal": 1.5 * (other - (other @ theta) / (theta @ theta) * theta) / np.linalg.norm(other),
+         "zero student": np.zeros(d)}[case]
+    assert R.relu_teacher_risk(w, theta) == pytest.approx(_teacher_risk_by_quadrature(w, theta), rel=1e-9, abs=1e-14)

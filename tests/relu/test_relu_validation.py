@@ -20,7 +20,7 @@ def small():
     return X, y, R.all_active_init(X, trace=40), R.lr_from_contraction(0.1, X)
 
 
-GD_FUNCS = [R.gradient_descent, R.reference._gradient_descent_weight_space]
+GD_FUNCS = [R.gradient_descent]
 
 
 def nan_at(a, idx, value=np.nan):
@@ -298,7 +298,6 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.bad_init_trial(n=10, d=100, init="random"), r"init must be one of"),
     (lambda: R.bad_init_trial(n=10, d=100, m=3), r"m must be 1 or 2"),
     (lambda: R.norm_gram(np.eye(3), np.ones(2)), r"coef must have n=3 columns"),
-    (lambda: R.orthogonal._orthogonal_overshoot_gap(-np.ones(3), 0.1), r"no positive label"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
     # anchored: the message starts with the parameter's name
     (lambda: R.positive_subset_least_squares(K=np.ones((3, 3)), y=[1.0, 2.0, 3.0]), r"^K must give a positive"),
