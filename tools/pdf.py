@@ -17,22 +17,14 @@ PDF. Figures are printed at 200 dpi in at most 256 colours (the site's are 2x re
 about 250 dpi on the page), and boxes without their shadows, which Chromium prints as bitmaps. A copy is written into the site, ``<site>/pdf/<name>.pdf``, where the sidebar links
 to it; beside the PDF, ``<name>.json`` records where each page of the book starts.
 
-The instructor edition keeps its printed pages in ``<out_dir>/printed-pages/``. The student
-edition takes from there each page that is the instructor's but for the edition's name
-(``tools.sphinx_editions.same_as_instructor``: the 12 pages without exercises, among them the
-library reference) instead of printing it again, when that page and the site's style sheets,
-scripts and images are the ones printed: the print leaves out the navigation, where alone
-the two pages differ.
-
 Usage::
 
-    python -m tools.pdf instructor _build/html _build/pdf    # make pdf
-    python -m tools.pdf student _build/student _build/pdf    # make pdf-student
+    python -m tools.pdf instructor _build/html _build/pdf    # make pdf prints both
+    python -m tools.pdf student _build/student _build/pdf
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
 import html
 import io
 import json
@@ -45,7 +37,7 @@ import yaml
 
 from tools import browser as br
 from tools import notebooks as nbtools
-from tools.sphinx_editions import pdf_name, same_as_instructor
+from tools.sphinx_editions import pdf_name
 
 MARGIN_MM = {"top": 18, "bottom": 18, "left": 16, "right": 16}
 PAPER = {"format": "A4", "print_background": True,
@@ -172,58 +164,6 @@ def _link_targets(writer, first_pages: dict[str, int]) -> int:
     return count
 
 
-PRINTED = "printed-pages"  # the instructor's printed pages, under out_dir, for the student edition
-ASSETS = ("_static", "_images", "vendor")  # what a page loads besides its HTML
-
-
-def _digest(root: Path, names) -> str:
-    """One digest of the files ``names`` (relative to ``root``): their names and contents."""
-    h = hashlib.sha256()
-    for name in names:
-        h.update(name.encode() + b"\0" + (root / name).read_bytes())
-    return h.hexdigest()
-
-
-def _assets_digest(site: Path) -> str:
-    """One digest of the style sheets, scripts and images a page of ``site`` loads."""
-    return _digest(site, sorted(f.relative_to(site).as_posix()
-                                for folder in ASSETS for f in (site / folder).rglob("*") if f.is_file()))
-
-
-def _reusable(site: Path, out_dir: Path) -> dict[str, tuple[str, bytes]]:
-    """``{file: (heading, printed PDF)}``: the instructor's printed pages that the student
-    edition in ``site`` can take as they are (see the module's docstring)."""
-    folder = out_dir / PRINTED
-    try:
-        record = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if record["assets"] != _assets_digest(site):
-        return {}
-    instructor = Path(record["site"])
-    try:  # (a page or site gone, or a `make -j` printing the instructor edition meanwhile)
-        return {file: (page["heading"], (folder / page["pdf"]).read_bytes())
-                for file, page in record["pages"].items()
-                if _digest(instructor, [f"{file}.html"]) == page["html"]
-                and same_as_instructor(instructor, site, f"{file}.html")}
-    except OSError:
-        return {}
-
-
-def _keep_printed(site: Path, out_dir: Path, printed) -> None:
-    """Keep the instructor's printed pages, with digests of what they were printed from."""
-    folder = out_dir / PRINTED
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    pages = {}
-    for i, (entry, heading, data) in enumerate(printed):
-        (folder / f"{i:02d}.pdf").write_bytes(data)
-        pages[entry["file"]] = {"heading": heading, "pdf": f"{i:02d}.pdf",
-                                "html": _digest(site, [f"{entry['file']}.html"])}
-    record = {"site": str(site), "assets": _assets_digest(site), "pages": pages}
-    (folder / "index.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-
-
 def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
     """Print every page of ``site`` (built for ``edition``) into ``out_dir/<name>.pdf``; return its path."""
     from pypdf import PdfReader, PdfWriter
@@ -233,7 +173,6 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         raise FileNotFoundError(f"{site} holds no built site")
     title = nbtools.load_config()["title"] + (nbtools.STUDENT_TITLE_SUFFIX if edition == "student" else "")
     printed: list[tuple[dict, str, bytes]] = []
-    reusable = _reusable(site, out_dir) if edition == "student" else {}
     with br.serve(site) as base, br.browser() as b:
         page = b.new_page(viewport={"width": PRINT_WIDTH, "height": PRINT_HEIGHT})
         page.emulate_media(media="print")  # laid out as printed, for ibPrint.prepare to measure
@@ -241,17 +180,12 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         errors = br.script_errors(page)  # a script that fails may leave its page half prepared
         start = time.perf_counter()
         for entry in toc_entries():
-            if entry["file"] in reusable:
-                printed.append((entry, *reusable[entry["file"]]))
-                continue
             br.load(page, f"{base}/{entry['file']}.html")
             heading = page.evaluate(PREPARE_JS, [base, LINK, PRINT_HEIGHT])
             if errors:
                 raise RuntimeError(f"{entry['file']}.html: a script failed when it was printed: {'; '.join(errors)}")
             printed.append((entry, heading, page.pdf(**PAPER)))
-        taken = sum(entry["file"] in reusable for entry, _, _ in printed)
-        log(f"  printed {len(printed) - taken} pages of the site in {time.perf_counter() - start:.0f} s"
-            + (f", took {taken} printed for the instructor edition" if taken else ""))
+        log(f"  printed {len(printed)} pages of the site in {time.perf_counter() - start:.0f} s")
         readers = [PdfReader(io.BytesIO(data)) for _, _, data in printed]
         # the front matter: a title page and a contents page (whose length is known once laid out)
         front_pages = 2
@@ -269,8 +203,6 @@ def build(edition: str, site: Path, out_dir: Path, *, log=print) -> Path:
         page.set_content(_page_numbers(total))
         numbers = PdfReader(io.BytesIO(page.pdf(format="A4", margin={side: "0" for side in MARGIN_MM})))
 
-    if edition == "instructor":
-        _keep_printed(site, out_dir, printed)
     writer = PdfWriter()
     writer.append(front)
     parts: dict[str, object] = {}
