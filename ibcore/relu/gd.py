@@ -25,7 +25,6 @@ from typing import Callable, NamedTuple
 import numpy as np
 import scipy.linalg
 
-from ..validation import finite_array
 from .gram import _features_or_gram
 from ._iteration import (GDSetup, gd_parameters_doc, gradient_kernel, gradient_kernel_runs, prepare_gd, run_gd,
                          run_gd_runs, warn_inactive)
