@@ -1,14 +1,13 @@
 """No legend of the book covers plotted data.
 
-While nbval executes the chapters (``make test``'s ``chapters`` stage), ``IBCORE_FIGURE_REPORT``
-names a file to which the chapters' kernels append a check of every figure a chapter displays
-and of every explorer frame (``ibcore._figure_report``, loaded by tools/ipython_kernel_config.py). This module runs after
-the chapters in the same pytest session and reads that report; without the variable it skips.
+While nbval executes the chapters (``make check``), ``IBCORE_FIGURE_REPORT`` names a file to
+which the chapters' kernels append a check of every figure a chapter displays and of every
+explorer frame (``ibcore._figure_report``, loaded by tools/ipython_kernel_config.py). This
+module reads that report, which ``make check`` passes as ``--figure-report``.
 """
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,14 +20,9 @@ CHAPTERS = [p.relative_to(ROOT).as_posix() for p in nbtools.chapters()]
 
 
 @pytest.fixture(scope="module")
-def report() -> dict[str, list[dict]]:
-    path = os.environ.get("IBCORE_FIGURE_REPORT")
-    if not path:
-        pytest.skip("set IBCORE_FIGURE_REPORT while nbval runs the chapters (make test's chapters stage does)")
-    if not Path(path).exists():
-        pytest.fail(f"{path} was not written: did the chapters run first, with ibcore's house style?")
+def report(figure_report: Path) -> dict[str, list[dict]]:
     by_chapter = defaultdict(list)
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in figure_report.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         by_chapter[record["notebook"]].append(record)
     return by_chapter

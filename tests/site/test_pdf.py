@@ -1,10 +1,9 @@
-"""The print edition (``make pdf``, ``make pdf-student``), read back with poppler's pdftotext.
+"""The print edition (``make pdf``), read back with poppler's pdftotext.
 
 Every page of the book is there under its title, the mathematics is typeset (no raw TeX
 outside code), every figure and explorer frame is printed, the instructor PDF shows the
-solutions and the student PDF none of them. Runs when ``IB_PDF`` names the folder of the
-PDFs (``make pdf-check`` sets it); the sites they were printed from are ``IB_SITE`` and
-``IB_STUDENT_SITE``.
+solutions and the student PDF none of them. Run by ``make check``, which passes the folder of
+the PDFs (``--pdf``) and the sites they were printed from (``--site``, ``--student-site``).
 """
 from __future__ import annotations
 
@@ -12,7 +11,6 @@ import functools
 import hashlib
 import html as htmllib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -28,15 +26,12 @@ ROOT = nbtools.ROOT
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\norm|\\\(|\\\[")
 
 
-def _pdf(edition: str) -> Path:
-    folder = os.environ.get("IB_PDF")
-    if not folder:
-        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
-    path = (ROOT / folder / pdf_name(edition)).resolve()
+def _pdf(folder: Path, edition: str) -> Path:
+    path = folder / pdf_name(edition)
     if not path.exists():
-        pytest.fail(f"{path} is missing: run `make pdf` / `make pdf-student` first")
+        pytest.fail(f"{path} is missing: run `make pdf` first")
     if not shutil.which("pdftotext"):
-        pytest.fail("pdftotext is missing: `apt-get install poppler-utils` (make chromium does it as root)")
+        pytest.fail("pdftotext is missing: run `make system-deps`")
     return path
 
 
@@ -105,8 +100,8 @@ def solutions(site: Path, md: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_every_page_of_the_book_is_printed_under_its_title(edition):
-    path = _pdf(edition)
+def test_every_page_of_the_book_is_printed_under_its_title(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     text = squash("\n".join(pages_text(path)))
     missing = [md_title(md) for md in nbtools.toc_files() if squash(md_title(md)) not in text]
     assert not missing, f"{path.name}: titles missing: {missing}"
@@ -119,8 +114,8 @@ def test_every_page_of_the_book_is_printed_under_its_title(edition):
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_mathematics_is_typeset_no_raw_tex_outside_code(edition):
-    path = _pdf(edition)
+def test_mathematics_is_typeset_no_raw_tex_outside_code(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     code = code_text()
     raw = []
     for number, page in enumerate(pages_text(path), start=1):
@@ -154,8 +149,8 @@ def _images_on(path: Path, first: int, last: int) -> int:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site):
-    path = _pdf(edition)
+def test_every_figure_and_explorer_frame_is_printed(pdf_folder, edition, site, student_site):
+    path = _pdf(pdf_folder, edition)
     built = site if edition == "instructor" else student_site
     found = ranges(path)
     short = []
@@ -171,8 +166,8 @@ def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site)
     assert not short, f"{path.name}:\n" + "\n".join(short)
 
 
-def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
-    instructor, student = _pdf("instructor"), _pdf("student")
+def test_instructor_pdf_shows_solutions_and_student_pdf_none(pdf_folder, site):
+    instructor, student = _pdf(pdf_folder, "instructor"), _pdf(pdf_folder, "student")
     i_text = letters("\n".join(pages_text(instructor, raw=True)))
     s_text = letters("\n".join(pages_text(student, raw=True)))
     samples = [s for md in nbtools.chapters() for s in solutions(site, md)]
@@ -184,8 +179,8 @@ def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_each_site_links_its_own_pdf(edition, site, student_site):
-    path = _pdf(edition)
+def test_each_site_links_its_own_pdf(pdf_folder, edition, site, student_site):
+    path = _pdf(pdf_folder, edition)
     built = site if edition == "instructor" else student_site
     copy = built / "pdf" / pdf_name(edition)
     assert copy.read_bytes() == path.read_bytes(), f"{copy} is not the PDF of {path}"
@@ -218,8 +213,8 @@ def foot_text(path: Path) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_pages_carry_their_number_at_the_foot(edition):
-    path = _pdf(edition)
+def test_pages_carry_their_number_at_the_foot(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     feet = foot_text(path)
     assert len(feet) == _page_count(path)
     wrong = [f"page {n}: {foot or 'nothing'} at its foot" for n, foot in enumerate(feet, start=1)
@@ -245,10 +240,10 @@ def _link_targets(path: Path) -> dict[int, set[int]]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_contents_link_to_each_page_and_the_outline_lists_them(edition):
+def test_contents_link_to_each_page_and_the_outline_lists_them(pdf_folder, edition):
     from pypdf import PdfReader
 
-    path = _pdf(edition)
+    path = _pdf(pdf_folder, edition)
     starts = [p["first_page"] - 1 for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
     contents = range(1, starts[0])  # after the title page, before the book's first page
     linked = set().union(*(_link_targets(path).get(i, set()) for i in contents))
@@ -293,10 +288,10 @@ def half_empty_pages(path: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_few_pages_end_half_empty(edition):
+def test_few_pages_end_half_empty(pdf_folder, edition):
     """Besides the front matter and the last page of each page of the book, at most one in 20
     pages may end above 55% of its height (a figure or short block that moved whole)."""
-    path = _pdf(edition)
+    path = _pdf(pdf_folder, edition)
     starts = [p["first_page"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
     total = _page_count(path)
     natural = set(range(1, starts[0])) | {s - 1 for s in starts[1:]} | {total}
