@@ -96,13 +96,13 @@ launch: setup  ## the pins on the lowest Python; chapters in a Colab-like venv
 	$(PYTEST) -m slow tests/launch
 
 # ---------------------------------------------------------------- measurements, not checks
-bench: setup  ## the benchmarks, as ratios (a measurement, not a check)
-	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist .
+bench: setup  ## the benchmarks, as ratios; writes benchmarks/README.md's table
+	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist . --write-table README.md
 
 # mutation testing of the modules of [tool.mutmut] (pyproject.toml), or of MUTANTS="ibcore.relu.gd.*"
-mutate: setup  ## mutation testing (hours; a measurement, not a check)
+mutate: setup  ## mutation testing (hours); writes tests/README.md's table
 	nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
-	$(BIN)/python -m tests.mutation_scores
+	$(BIN)/python -m tests.mutation_scores --write
 
 clean:  ## remove what the builds and tests wrote
 	rm -rf _build .pytest_cache .benchmarks .venv-colab
