@@ -1,4 +1,4 @@
-"""The pins install on the lowest Python the project declares (issue 16).
+"""The pins install on the lowest Python the project declares.
 
 pip's resolver runs for that Python without it being installed (``--python-version``
 with ``--only-binary=:all:``, a dry run against the package index): it fails when a pin,
