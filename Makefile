@@ -50,7 +50,7 @@ book: setup  ## the website, every chapter executed, into _build/html
 # the same sources and executions; tools/sphinx_editions.py removes the solutions
 student: book  ## the student edition into _build/student
 	$(BIN)/python -m tools.notebooks student-config _build/student_config.yml >/dev/null
-	$(BUILD) --config _build/student_config.yml --path-output _build/student_build
+	$(BUILD) --config _build/student_config.yml --path-output _build/student_build >/dev/null
 	rm -rf _build/student && mv _build/student_build/_build/html _build/student
 
 # each built site printed by headless Chromium (tools/pdf.py)
