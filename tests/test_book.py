@@ -4,12 +4,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 
 import jupytext
 import pytest
 
-from tools import cell_lengths, format_cells
+from tools import cell_lengths, format_cells, parallel_execution
 from tools import notebooks as nbtools
 
 from .vacuity import vacuous_asserts
@@ -242,22 +241,28 @@ def test_citations_resolve_from_the_bibliography():
     assert cite("cite:p", ["vardi2021implicit"]) == "(Vardi and Shamir, 2021)"
 
 
-def test_an_ibcore_edit_forgets_the_executed_chapters(tmp_path):
-    # jupyter-cache keys a chapter on its code only: the Makefile clears the cache and Sphinx's
-    # saved pages when an ibcore source is newer than the stamp of the last clearing
-    shutil.copy(nbtools.ROOT / "Makefile", tmp_path)
-    (tmp_path / "ibcore" / "relu").mkdir(parents=True)
-    (tmp_path / "ibcore" / "relu" / "gd.py").write_text("")
-    (tmp_path / "_build").mkdir()
-    (tmp_path / "_build" / ".ibcore-stamp").write_text("")
+def test_an_ibcore_edit_forgets_the_executed_chapters(tmp_path, monkeypatch):
+    # jupyter-cache keys a chapter on its code only: the build forgets the executions (and
+    # Sphinx's saved pages) made from other ibcore sources (tools/parallel_execution.py)
+    monkeypatch.setattr(parallel_execution, "ROOT", tmp_path)
+    module = tmp_path / "ibcore" / "relu" / "gd.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("x = 1\n")
+    cache = tmp_path / "_build" / ".jupyter_cache"
 
-    def dry_run(*args):
-        return subprocess.run(["make", "-n", *args, "_build/.ibcore-stamp"], cwd=tmp_path,
-                              capture_output=True, text=True, check=True).stdout
+    def build() -> bool:  # one build's check; then the build fills the cache again
+        forgot = parallel_execution.forget_if_changed(cache, parallel_execution.digest([tmp_path / "ibcore"]))
+        cache.mkdir(parents=True, exist_ok=True)
+        return forgot
 
-    assert "up to date" in dry_run()
-    for edited in ("ibcore/relu/gd.py", "ibcore/relu"):  # an edit; a module added or removed
-        assert "rm -rf _build/.jupyter_cache _build/.doctrees" in dry_run("-W", edited)
+    assert not build()  # the first build: nothing to forget
+    assert not build()  # nothing changed
+    module.write_text("x = 2\n")
+    assert build() and not build()  # an edit
+    (module.parent / "new.py").write_text("")
+    assert build()  # a module added
+    (module.parent / "new.py").unlink()
+    assert build()  # ...or removed
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])

@@ -1,10 +1,10 @@
 """The book's figures: no legend covers plotted data, and every letter is legible where it is shown.
 
-While nbval executes the chapters (``make test``'s ``chapters`` stage), ``IBCORE_FIGURE_REPORT``
-names a file to which the chapters' kernels append a record of every figure a chapter displays,
-of every explorer frame and of every figure glued for another page (``ibcore.book.figure_report``,
-loaded by tools/ipython_kernel_config.py). This module runs after the chapters in the same pytest
-session and reads that report; without the variable it skips.
+While nbval executes the chapters (``make check``), ``IBCORE_FIGURE_REPORT`` names a file to
+which the chapters' kernels append a record of every figure a chapter displays, of every
+explorer frame and of every figure glued for another page (``ibcore.book.figure_report``,
+loaded by tools/ipython_kernel_config.py). This module reads that report, which ``make check``
+passes as ``--figure-report``.
 
 Lettering: a record gives each figure's smallest text in points, its natural width in CSS
 pixels and its CSS pixels per inch; the page shows it at most as wide as the content column
@@ -16,7 +16,6 @@ lists the smallest letter of each chapter at both widths.
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -30,19 +29,10 @@ ROOT = nbtools.ROOT
 CHAPTERS = [p.relative_to(ROOT).as_posix() for p in nbtools.chapters()]
 
 
-def _report_path() -> Path:
-    path = os.environ.get("IBCORE_FIGURE_REPORT")
-    if not path:
-        pytest.skip("set IBCORE_FIGURE_REPORT while nbval runs the chapters (make test's chapters stage does)")
-    if not Path(path).exists():
-        pytest.fail(f"{path} was not written: did the chapters run first, with ibcore's house style?")
-    return Path(path)
-
-
 @pytest.fixture(scope="module")
-def report() -> dict[str, list[dict]]:
+def report(figure_report: Path) -> dict[str, list[dict]]:
     """The report's records by chapter; and ``lettering.txt`` beside it, the smallest letter of each."""
-    path = _report_path()
+    path = figure_report
     by_chapter = defaultdict(list)
     for line in path.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)

@@ -6,9 +6,8 @@ tolerance-band test before tests/relu/independent.py gave the trials independent
 """
 import pytest
 
-import ibcore.relu as R
 from ibcore.quadratic import odes
-from ibcore.relu import gd, metrics, trials
+from ibcore.relu import gd, metrics
 
 from .quadratic import test_quad_trials
 from .relu import test_relu_gd, test_relu_trials

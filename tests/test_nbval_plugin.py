@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FRONT = textwrap.dedent("""\
@@ -36,6 +37,7 @@ def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess:
         cwd=folder, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # chapters executed by nbval in a pytest of their own
 def test_passing_and_failing_chapters(tmp_path):
     (tmp_path / "good.md").write_text(chapter("""
         ```{code-cell} ipython3
@@ -63,6 +65,7 @@ def test_passing_and_failing_chapters(tmp_path):
     assert "the claim is false" in bad.stdout and "1 failed, 2 passed" in bad.stdout
 
 
+@pytest.mark.slow  # chapters executed by nbval in a pytest of their own
 def test_reference_outputs_are_compared(tmp_path):
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn

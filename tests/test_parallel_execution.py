@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from jupyter_cache import get_cache
 
 from .test_nbval_plugin import ROOT, chapter
@@ -32,6 +33,7 @@ def build(book: Path, chapters: dict[str, str]) -> subprocess.CompletedProcess:
                           cwd=book, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow  # two Jupyter Book builds of a small book
 def test_missing_notebooks_run_once_before_sphinx_reads_them(tmp_path):
     ok = {"a": CODE.format(name="a", value="6 * 7"), "b": CODE.format(name="b", value="6 * 8")}
     first = build(tmp_path, {**ok, "c": 'raise RuntimeError("the claim is false")'})

@@ -14,7 +14,6 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from ibcore import progress, summary  # noqa: E402
-from ibcore.book import explorer as explorer_module  # noqa: E402
 from ibcore.book import figure_report as _figure_report  # noqa: E402
 from ibcore.book import frames as frames_module  # noqa: E402
 from ibcore.book import style as plotting  # noqa: E402

@@ -4,11 +4,11 @@ Shared by the site's browser tests (accessibility, keyboard) and by the print ed
 (``tools/pdf.py``): serve a built site on a loopback port, open Chromium, and load a page
 until its mathematics is typeset and its widgets are drawn.
 
-Chromium comes from Debian (``make chromium`` installs it as root): its headless shell,
+Chromium comes from Debian (``make system-deps`` installs it as root): its headless shell,
 ``chromium-headless-shell``, when installed, else ``chromium``; ``CHROMIUM`` names another
 executable. The shell is the same Blink and V8 without the desktop browser's windowing and
 compositor (Playwright's own default for headless runs): the site's checks take about a
-fifth less CPU with it (issue 23).
+fifth less CPU with it (measured: CHANGELOG.md).
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def browser():
     exe = chromium_executable()
     if exe is None:
         raise RuntimeError("chromium is not installed: `apt-get install chromium-headless-shell` "
-                           "(make chromium does it as root)")
+                           "(make system-deps does it as root)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=exe, args=FLAGS)
         try:

@@ -7,12 +7,21 @@ notebook run in its own folder with myst-nb's timeout), which stores them in the
 myst-nb then reads, keyed on their code cells. A notebook that fails is not stored:
 myst-nb executes it again and reports its error as usual (warnings are errors in
 ``make book``).
+
+jupyter-cache keys an executed notebook on its code cells only, and Sphinx rewrites a page only
+when its source changed: before either is read, a cache made with other ibcore sources is
+forgotten, and so are Sphinx's saved pages when ibcore, the book's extensions or templates
+changed (:func:`forget_if_changed`, on a digest of their contents).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
+import shutil
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # how myst-nb itself registers a MyST notebook with jupyter-cache (myst_nb.core.read)
 MYST_READER = {"type": "plugin", "name": "myst_nb_md"}
@@ -46,6 +55,40 @@ def execute_missing(app, env, docnames) -> None:
           + (f"; {failed} failed, which Sphinx runs again to report the error" if failed else ""), flush=True)
 
 
+def digest(paths) -> str:
+    """One sha256 of the files under ``paths`` (folders walked; caches left out): names and contents."""
+    files = sorted(f for p in map(Path, paths) for f in ([p] if p.is_file() else p.rglob("*"))
+                   if f.is_file() and "__pycache__" not in f.parts)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def forget_if_changed(folder: Path, sources: str) -> bool:
+    """Remove ``folder`` unless it was made from ``sources`` (a digest, kept in a file beside
+    it); say whether a folder was removed."""
+    folder = Path(folder)
+    stamp = folder.with_name(folder.name + ".sources")
+    if stamp.exists() and stamp.read_text() == sources:
+        return False
+    existed = folder.exists()
+    shutil.rmtree(folder, ignore_errors=True)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(sources)
+    return existed
+
+
+def forget_stale(app, config) -> None:
+    ibcore = digest([ROOT / "ibcore"])
+    cache = config.nb_execution_cache_path or Path(app.outdir).parent / ".jupyter_cache"
+    if forget_if_changed(Path(cache), ibcore):
+        print("  ibcore's sources changed: every chapter executes again", flush=True)
+    pages = digest([ROOT / "ibcore", ROOT / "_templates", *ROOT.glob("tools/sphinx_*.py"), __file__])
+    forget_if_changed(Path(app.doctreedir), pages)
+
+
 def setup(app):
+    app.connect("config-inited", forget_stale)
     app.connect("env-before-read-docs", execute_missing)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,7 +8,7 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
   (sphinx-exercise#89), so we drop the solution nodes after sphinx-exercise has
   merged each gated solution into one node;
 * ``ib_pdf`` in the page context: where the edition's PDF lies in the site
-  (``pdf/<name>.pdf``, written by ``make pdf`` / ``make pdf-student``, see
+  (``pdf/<name>.pdf``, written by ``make pdf``, see
   ``tools/pdf.py``), for the sidebar's download link;
 * at the end of the build, the chapter downloads in ``_sources/``: the
   ``.ipynb`` becomes the launchable notebook of the edition (plain Markdown,

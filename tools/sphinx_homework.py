@@ -6,7 +6,7 @@ Registered in ``_config.yml`` (``sphinx.local_extensions``). It adds
   book, with the chapters it draws on, its questions, points and time, and links to the
   student notebook (Colab, Binder, and a zip of the notebook with its public tests);
 * at the end of an HTML build, that zip, under ``homework/<set>/`` of the site, built by
-  :mod:`tools.homework` (without otter's grading run, which ``make homework-check`` does).
+  :mod:`tools.homework` (without otter's grading run, which ``make check`` does).
 
 Neither edition publishes a set's instructor material (the instructor notebook, the model
 answers and rubrics, the hidden tests, the autograder zip): ``make homework`` builds it on the

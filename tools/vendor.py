@@ -152,7 +152,7 @@ def vendor(dest: Path = DEST) -> bool:
 
 
 if __name__ == "__main__":
-    if "--tests" in sys.argv[1:]:  # only the test-only packages (`make chromium`)
+    if "--tests" in sys.argv[1:]:  # only the test-only packages (`make system-deps`)
         for pkg in TEST_PACKAGES.values():
             _fetch(pkg)
     else:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ..validation import finite_array, positive_float, positive_int
+from ..validation import positive_float, positive_int
 from .features import _as_spectrum
-from .gram import _features_or_gram, _validated_gram
+from .gram import _features_or_gram
 
 __all__ = ["stability_bound", "lr_from_contraction", "default_contraction"]
 

@@ -1,16 +1,11 @@
 """The Colab-like environment of the launch tests: a venv holding Colab's versions, nothing else.
 
 ``colab-versions.txt`` beside this file lists the pins, their source and date. This module
-builds the venv from it, checks that it holds exactly those versions, and refreshes the
-list from a new Colab ``pip-freeze.txt``.
+builds the venv from it with uv, checks that it holds exactly those versions, and refreshes
+the list from a new Colab ``pip-freeze.txt``. uv links the packages from its own cache, so a
+fresh clone gets the venv in seconds (measured in CONTRIBUTING.md's table of machinery).
 
-A pristine copy of the venv is kept in the cache (``$IBCORE_CACHE/colab-venv``, default
-``~/.cache/ibcore``), keyed on the content of ``colab-versions.txt`` and the interpreter: a
-fresh clone gets its venv as hard links to that copy in seconds instead of a minute of pip.
-The copy is private all the same: pip and Python only ever unlink or atomically replace
-files, never write into them, and the few files that name the venv's folder are rewritten.
-
-Usage (the Makefile's ``launch-colab`` target runs ``build``)::
+Usage (the test's ``colab`` fixture runs ``build``)::
 
     python -m tests.launch.colab_env build .venv-colab
     python -m tests.launch.colab_env refresh pip-freeze.txt
@@ -18,10 +13,7 @@ Usage (the Makefile's ``launch-colab`` target runs ``build``)::
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import glob
-import hashlib
 import json
 import os
 import re
@@ -39,11 +31,8 @@ _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)==(?P<version>\S+)\s*$"
 _DIRECTIVE = re.compile(r"^#\s*(?P<key>python|roots):\s*(?P<value>.+?)\s*$")
 # the book's own package, which the notebooks' set-up cell adds and each test removes again
 OURS = "ibcore"
-CACHE = Path(os.environ.get("IBCORE_CACHE", Path.home() / ".cache" / "ibcore")) / "colab-venv"
-# bump when the way the venv is built changes: it is part of the cache key
-CACHE_FORMAT = "2"
-# pip's warning about the machine's extra package index folders that do not exist: benign
-_BENIGN = re.compile(r"^WARNING: Location '.*' is ignored: it is neither a file nor a directory\.$")
+# uv, from the project's venv (requirements-dev.txt)
+UV = [sys.executable, "-m", "uv"]
 
 
 def read_versions(path: Path = VERSIONS) -> tuple[str, list[str], dict[str, str]]:
@@ -109,81 +98,27 @@ def differences(have: dict[str, str], want: dict[str, str]) -> list[str]:
     return lines
 
 
-def _pip(python: Path, *args: str) -> None:
-    run = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args],
-                         capture_output=True, text=True)
-    said = [line for line in (run.stdout + run.stderr).splitlines() if not _BENIGN.match(line)]
-    if said:
-        print("\n".join(said), file=sys.stderr)
-    run.check_returncode()
+def _uv(*args: str) -> None:
+    run = subprocess.run([*UV, *args, "--quiet"], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"uv {' '.join(args)} failed:\n{run.stderr}")
 
 
-def _create(venv_dir: Path, pins: dict[str, str], interpreter: str, requirements: Path) -> None:
-    shutil.rmtree(venv_dir, ignore_errors=True)
-    subprocess.run([interpreter, "-m", "venv", str(venv_dir)], check=True)
-    python = venv_dir / "bin" / "python"
-    _pip(python, "install", "--quiet", f"pip=={pins['pip']}")  # Colab's pip installs ibcore
-    # --no-compile: pip would byte-compile all ~120 packages (17 of the 29 CPU-s of this
-    # install, measured); Python compiles only what the notebooks import
-    _pip(python, "install", "--quiet", "--no-compile", "--only-binary=:all:", "-r", str(requirements))
+def _create(venv_dir: Path, interpreter: str, requirements: Path) -> None:
+    """A new venv at ``venv_dir`` of ``interpreter`` holding the pins of ``requirements``.
+
+    The pins include Colab's pip, which the notebooks' set-up cell runs; ``--only-binary``: wheels
+    only, as Colab's pip finds them."""
+    _uv("venv", "--clear", "--python", interpreter, str(venv_dir))
+    _uv("pip", "install", "--python", str(venv_dir / "bin" / "python"), "--only-binary", ":all:",
+        "-r", str(requirements))
 
 
-def cache_key(versions: Path, interpreter: str) -> str:
-    """What the venv is made of: the versions file, the interpreter and its version, the recipe."""
-    h = hashlib.sha256(Path(versions).read_bytes())
-    h.update(f"{os.path.realpath(interpreter)} {_python_version(interpreter)} {CACHE_FORMAT}".encode())
-    return h.hexdigest()[:16]
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)  # another checkout may build or copy the same venv
-        yield
-
-
-def _relocate(src: Path, dest: Path) -> None:
-    """Point the copied venv's scripts and configuration at ``dest`` (new files, not the links')."""
-    old, new = str(src).encode(), str(dest).encode()
-    for path in [dest / "pyvenv.cfg", *(dest / "bin").iterdir()]:
-        if path.is_symlink() or not path.is_file():
-            continue
-        data = path.read_bytes()
-        if old in data:
-            mode = path.stat().st_mode
-            path.unlink()
-            path.write_bytes(data.replace(old, new))
-            path.chmod(mode)
-
-
-def _from_cache(venv_dir: Path, pins: dict[str, str], interpreter: str, versions: Path,
-                cache: Path = CACHE) -> None:
-    """Make ``venv_dir`` a copy of the cached venv for ``versions``, building that once."""
-    pristine = (cache / cache_key(versions, interpreter)).resolve()
-    done = pristine / ".complete"
-    with _locked(cache / f"{pristine.name}.lock"):
-        if not done.exists():
-            _create(pristine, pins, interpreter, versions)
-            wrong = differences(installed(pristine / "bin" / "python"), pins)
-            if wrong:
-                raise RuntimeError(f"{pristine} does not hold {versions.name}:\n" + "\n".join(wrong))
-            done.write_text(f"{versions.name}, {interpreter}\n")
-        shutil.rmtree(venv_dir, ignore_errors=True)
-        linked = subprocess.run(["cp", "-al", str(pristine), str(venv_dir)], capture_output=True)
-        if linked.returncode != 0:  # another file system: copy the files
-            shutil.rmtree(venv_dir, ignore_errors=True)
-            shutil.copytree(pristine, venv_dir, symlinks=True)
-    (venv_dir / ".complete").unlink()
-    _relocate(pristine, venv_dir)
-
-
-def build(venv_dir: Path, versions: Path = VERSIONS, *, cache: Path | None = CACHE) -> Path:
+def build(venv_dir: Path, versions: Path = VERSIONS) -> Path:
     """Make ``venv_dir`` hold exactly the pinned versions (and no ibcore); return its python.
 
     A venv that already matches is reused (the Colab-like tests remove the ibcore they
-    install); one that does not, or whose Python is not the wanted one, is made again: from
-    the pristine copy in ``cache`` (built there the first time), or with pip if ``cache`` is None.
+    install); one that does not, or whose Python is not the wanted one, is made again.
     """
     minor, _, pins = read_versions(versions)
     venv_dir = Path(venv_dir).resolve()
@@ -192,19 +127,15 @@ def build(venv_dir: Path, versions: Path = VERSIONS, *, cache: Path | None = CAC
     if not exact:
         print(f"WARNING: Colab runs Python {minor}, which this machine lacks: the Colab-like "
               f"environment uses {interpreter} instead (set IB_COLAB_PYTHON to choose one).", file=sys.stderr)
-    want_version = _python_version(interpreter)
-    if python.exists() and _python_version(str(python)) == want_version:
+    if python.exists() and _python_version(str(python)) == _python_version(interpreter):
         have = installed(python)
         if OURS in have:
-            _pip(python, "uninstall", "--quiet", "--yes", OURS)
+            _uv("pip", "uninstall", "--python", str(python), OURS)
             del have[OURS]
         if not differences(have, pins):
             return python
         print(f"{venv_dir} differs from {versions.name}; rebuilding it", file=sys.stderr)
-    if cache is None:
-        _create(venv_dir, pins, interpreter, versions)
-    else:
-        _from_cache(venv_dir, pins, interpreter, Path(versions), cache)
+    _create(venv_dir, interpreter, versions)
     wrong = differences(installed(python), pins)
     if wrong:
         raise RuntimeError(f"{venv_dir} does not hold {versions.name}:\n" + "\n".join(wrong))
@@ -230,12 +161,13 @@ def refresh(freeze: Path, versions: Path = VERSIONS) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         cfile = Path(tmp) / "constraints.txt"
         cfile.write_text("\n".join(constraints) + "\n", encoding="utf-8")
-        subprocess.run([interpreter, "-m", "venv", f"{tmp}/venv"], check=True)
         python = Path(tmp) / "venv" / "bin" / "python"
-        _pip(python, "install", "--quiet", colab_pip)
-        _pip(python, "install", "--quiet", "--only-binary=:all:", "-c", str(cfile), *roots)
-        frozen = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True, text=True,
-                                check=True).stdout.split()
+        _uv("venv", "--python", interpreter, str(python.parents[1]))
+        _uv("pip", "install", "--python", str(python), "--only-binary", ":all:", "-c", str(cfile),
+            colab_pip, *roots)
+        frozen = subprocess.run([*UV, "pip", "freeze", "--python", str(python)], capture_output=True,
+                                text=True, check=True).stdout.split()
+    frozen = [line for line in frozen if canonicalize_name(line.split("==")[0]) != "pip"]
     pins = [colab_pip] + sorted(frozen, key=str.lower)
     head = []
     for line in Path(versions).read_text(encoding="utf-8").splitlines():
@@ -251,12 +183,11 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="create or check the Colab-like venv")
     b.add_argument("venv", type=Path)
-    b.add_argument("--no-cache", action="store_true", help="install with pip, without the cached copy")
     r = sub.add_parser("refresh", help="rewrite colab-versions.txt from a Colab pip-freeze.txt")
     r.add_argument("freeze", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build":
-        python = build(args.venv, cache=None if args.no_cache else CACHE)
+        python = build(args.venv)
         version = subprocess.run([str(python), "--version"], capture_output=True, text=True).stdout.strip()
         print(f"Colab-like environment: {args.venv} ({version}, the versions of {VERSIONS.name})")
         return 0

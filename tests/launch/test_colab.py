@@ -1,7 +1,7 @@
 """The notebooks as Colab runs them: Colab's versions, ibcore installed by the set-up cell.
 
-Runs in the venv that ``colab_env.build`` makes from ``colab-versions.txt`` (``make
-launch-colab`` sets ``IB_COLAB_VENV``). Each chapter starts as a new Colab runtime does:
+Runs in the venv that ``colab_env.build`` makes from ``colab-versions.txt`` (``.venv-colab``,
+made or checked by the ``colab`` fixture). Each chapter starts as a new Colab runtime does:
 no ibcore, Colab's numpy, scipy, matplotlib, ipywidgets 7 and ipykernel, an empty sweep
 cache, live (not static) explorers. Its launch notebook then runs top to bottom, and its
 first code cell installs ibcore with the exact command committed in the notebook: git's
@@ -28,10 +28,12 @@ import ibcore
 from tests.launch import colab_env
 from tools import notebooks as nbtools
 
+pytestmark = pytest.mark.slow  # a venv of Colab's versions, and three chapters executed there
+
 ROOT = nbtools.ROOT
-VENV = Path(os.environ.get("IB_COLAB_VENV", ROOT / ".venv-colab")).resolve()
+VENV = ROOT / ".venv-colab"
 # the prologue and the cheapest chapter of each part (timed one after another, fresh sweep cache,
-# 2-core machine under load, 2026-12-01: Part I from 18 s (05) to 69 s (03), Part II from 15 s (02)
+# on the 2-core machine under load: Part I from 18 s (05) to 69 s (03), Part II from 15 s (02)
 # to 88 s (04)); each runs ibcore's solvers and a live explorer, and 05 a sweep on both cores
 CHAPTERS = ["book/prologue/linear_min_norm.md", "book/relu/05_many_neurons.md", "book/quadratic/02_plateau.md"]
 # the packages that the set-up cell must leave as Colab ships them
@@ -73,9 +75,7 @@ class Colab:
     """The Colab-like venv, a kernel spec for it, and the environment of its kernels."""
 
     def __init__(self, tmp: Path):
-        self.python = VENV / "bin" / "python"
-        if not self.python.exists():
-            pytest.fail(f"no Colab-like venv at {VENV}: run `make launch-colab`")
+        self.python = colab_env.build(VENV)
         self.minor, _, self.pins = colab_env.read_versions()
         self.tmp = tmp
         kernels = tmp / "kernels"

@@ -1,9 +1,8 @@
-"""The pins install on the lowest Python the project declares (issue 16).
+"""The pins install on the lowest Python the project declares.
 
 pip's resolver runs for that Python without it being installed (``--python-version``
 with ``--only-binary=:all:``, a dry run against the package index): it fails when a pin,
-or something a pin needs, has no wheel for that Python. Needs the network; the Makefile
-runs it again only when a requirements file or ``pyproject.toml`` changes.
+or something a pin needs, has no wheel for that Python. Needs the network: ``make check``.
 """
 from __future__ import annotations
 
@@ -11,7 +10,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.launch import repo_files
+
+pytestmark = pytest.mark.slow  # pip's resolver against the package index
 
 REQUIREMENT_FILES = sorted(p.name for p in repo_files.ROOT.glob("requirements*.txt"))
 

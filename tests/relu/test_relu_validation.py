@@ -115,8 +115,11 @@ def test_gram_entry_point_tolerates_round_off_only(eigs, accepted):
     n = len(eigs)
     y, alpha0 = np.linspace(-0.5, 1.0, n), np.full(n, 0.1)
     lr = n / max(eigs[-1], 1e-3)  # half the stability bound 2n/lambda_max (when K is valid)
-    run = lambda: without_inactive_warning(R.gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr,
-                                           max_steps=3, tol=0.0)
+
+    def run():
+        return without_inactive_warning(R.gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr,
+                                        max_steps=3, tol=0.0)
+
     if accepted:
         assert run().n_steps == 3
     else:

@@ -1,11 +1,9 @@
-"""Checks of the built website. They run when IB_SITE names the built HTML folder
-(``make test`` sets it after the strict build); otherwise they are skipped."""
+"""Checks of the built website, run by ``make check``, which passes ``--site`` and
+``--student-site`` (the fixtures of tests/built.py)."""
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-from pathlib import Path
 
 import pytest
 
@@ -19,30 +17,8 @@ from . import geometry
 ROOT = nbtools.ROOT
 
 
-def _built(variable: str, make_target: str) -> Path:
-    folder = os.environ.get(variable)
-    if not folder:
-        pytest.skip(f"set {variable} to the built site (make site-check, student-check and pdf-check do)")
-    path = (ROOT / folder).resolve()
-    if not (path / "index.html").exists():
-        pytest.fail(f"{variable}={folder} holds no built site; run `make {make_target}` first")
-    return path
-
-
-@pytest.fixture(scope="session")
-def site() -> Path:
-    """The instructor edition (``IB_SITE``, normally _build/html)."""
-    return _built("IB_SITE", "book")
-
-
-@pytest.fixture(scope="session")
-def student_site() -> Path:
-    """The student edition (``IB_STUDENT_SITE``, normally _build/student)."""
-    return _built("IB_STUDENT_SITE", "student")
-
-
 # ---------------------------------------------------------------- the browser checks
-# One headless Chromium for the whole session, one loopback server per edition, and every
+# One headless Chromium for the tests of this folder, one loopback server per edition, and every
 # page of an edition loaded once: the accessibility audit (test_accessibility.py), the
 # rendering checks (test_browser.py) and the layout checks (test_geometry.py) read the same load.
 
@@ -52,7 +28,7 @@ FAILING_IMPACTS = ("serious", "critical")
 # The dark theme changes colours only: its pass runs the rules that read colours.
 THEME_RULES = ["color-contrast", "link-in-text-block"]
 # Pages in flight at once (each in its own renderer process): one loads while another is audited.
-PAGES_IN_FLIGHT = int(os.environ.get("IB_BROWSER_PAGES", "2"))
+PAGES_IN_FLIGHT = 2
 # axe's serious and critical violations in each theme: every rule in the first theme, the
 # colour rules in the others. Colour transitions are off (the style tag), so colours are read at rest.
 AUDIT_JS = """async ({themes, themeRules, failing}) => {
@@ -72,14 +48,12 @@ AUDIT_JS = """async ({themes, themeRules, failing}) => {
 NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; animation: none !important; }"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def chromium_browser():
-    """Debian's headless Chromium through Playwright, launched once for the session."""
-    if os.environ.get("IB_SKIP_BROWSER"):
-        pytest.skip("IB_SKIP_BROWSER is set")
+    """Debian's headless Chromium through Playwright, launched once for this folder's tests
+    (and closed after them: Playwright's event loop runs in this thread while it is open)."""
     if br.chromium_executable() is None:
-        pytest.fail("chromium is not installed: `apt-get install chromium-headless-shell` (make test does it as root), "
-                    "or set IB_SKIP_BROWSER=1")
+        pytest.fail("chromium is not installed: run `make system-deps`")
     with br.browser() as b:
         yield b
 
@@ -100,13 +74,13 @@ class Servers(dict):
         return self[edition]
 
 
-@pytest.fixture(scope="session")
-def servers(request):
+@pytest.fixture(scope="package")
+def servers(site, request):
     with contextlib.ExitStack() as stack:
         yield Servers(request, stack)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def axe_source() -> str:
     return npm_file("axe-core", "axe.min.js")
 
@@ -176,15 +150,15 @@ def render_and_audit(browser, base: str, pages: list[str], axe_source: str,
     return results
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def shared_pages(site, student_site) -> set[str]:
     """The student pages that are the instructor's (``same_as_instructor``): 12 of 26, the
     pages without exercises."""
     return {name for name in PAGES if same_as_instructor(site, student_site, name)}
 
 
-@pytest.fixture(scope="session")
-def rendered(chromium_browser, servers, axe_source, request):
+@pytest.fixture(scope="package")
+def rendered(site, chromium_browser, servers, axe_source, request):
     """``rendered(edition)``: every page of the edition, loaded and audited once per session.
     The student edition's pages that are the instructor's (``shared_pages``) are not loaded:
     they come back ``shared``, and the instructor edition's checks cover them."""

@@ -7,8 +7,8 @@ its element and its page. axe-core is pinned in ``tools/vendor.py`` (test-only: 
 enters the site). The keyboard test moves an explorer's sliders with the arrow keys on
 the static site.
 
-Set ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without Chromium. The browser,
-the servers and each page's load are shared with the rendering checks (``conftest.py``).
+The browser, the servers and each page's load are shared with the rendering checks
+(``conftest.py``).
 """
 from __future__ import annotations
 

@@ -6,8 +6,7 @@ The pages are those the accessibility audit loads (``conftest.py``: one Chromium
 session, each page loaded once, in a fresh browser context, until MathJax has typeset it and
 its widgets are drawn); their DOM is checked against the built HTML.
 
-Chromium comes from Debian (``make test`` installs it when it runs as root); set
-``IB_SKIP_BROWSER=1`` to skip these tests on a machine without it.
+Chromium comes from Debian (``make system-deps``).
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ phone's after the audit, in the dark theme, whose white card pads every image by
 * every figure of the book (a cell's output, an explorer's frame, a glued or a ``{figure}``
   image) is shown at least as wide as that computation assumes, so that its numbers are the
   smallest letters a reader sees;
-* given the figure report of an execution of the chapters (``IBCORE_FIGURE_REPORT``, which
+* given the figure report of an execution of the chapters (``--figure-report``, which
   ``make chapters`` writes to ``_build/figures.jsonl``), each figure of a page is found in it by
   its digest and judged at the width the browser shows it: the exact check. An explorer's
   frames are judged at the width of its frame on show (they have one size); the landing
@@ -19,7 +19,6 @@ phone's after the audit, in the dark theme, whose white card pads every image by
 from __future__ import annotations
 
 import json
-import os
 from collections import defaultdict
 from pathlib import Path
 
@@ -62,13 +61,9 @@ def test_figures_are_shown_as_wide_as_the_lettering_check_assumes(rendered, edit
 
 
 @pytest.fixture(scope="module")
-def records() -> dict[str, dict]:
+def records(figure_report: Path) -> dict[str, dict]:
     """The figure report's records by digest, with the landing figure's."""
-    path = os.environ.get("IBCORE_FIGURE_REPORT")
-    if not path or not Path(path).exists():
-        pytest.skip("set IBCORE_FIGURE_REPORT to the report of an execution of the chapters (make chapters "
-                    "writes _build/figures.jsonl)")
-    lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in figure_report.read_text(encoding="utf-8").splitlines()]
     by_digest = {r["digest"]: r for r in lines if r.get("digest")}
     png = landing_figure.OUT.read_bytes()
     css_width = int.from_bytes(png[16:20], "big")  # the page gives it no width: its pixels

@@ -13,8 +13,6 @@ instructor's but for the edition's name is measured once, as the instructor's):
 * no page is wider than a phone's screen;
 * each page's weight (what it loads, as served and gzipped) is recorded in
   ``_build/page-weight-<edition>.txt`` and kept under a budget.
-
-Set ``IB_SKIP_BROWSER=1`` to skip these tests on a machine without Chromium.
 """
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ is typeset (no raw TeX outside code), every figure and explorer frame is printed
 instructor PDF shows the solutions and the student PDF none of them. The cover names the
 book, the papers it reproduces, its authors and the commit's date; cross-references carry
 the page they jump to; the teaching blocks print open, the evidence at the chapter's end in
-smaller type. Runs when ``IB_PDF`` names the folder of the PDFs (``make pdf-check`` sets
-it); the sites they were printed from are ``IB_SITE`` and ``IB_STUDENT_SITE``.
+smaller type. Run by ``make check``, which passes the folder of the PDFs (``--pdf``) and the
+sites they were printed from (``--site``, ``--student-site``).
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import functools
 import hashlib
 import html as htmllib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -34,15 +33,12 @@ PRINTED = [ROOT / f"{entry['file']}.md" for entry in printer.printed_entries()]
 RAW_TEX = re.compile(r"\$\$|\\begin\{|\\end\{|\\frac|\\sqrt|\\mathbb|\\left|\\norm|\\\(|\\\[")
 
 
-def _pdf(edition: str) -> Path:
-    folder = os.environ.get("IB_PDF")
-    if not folder:
-        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
-    path = (ROOT / folder / pdf_name(edition)).resolve()
+def _pdf(folder: Path, edition: str) -> Path:
+    path = folder / pdf_name(edition)
     if not path.exists():
-        pytest.fail(f"{path} is missing: run `make pdf` / `make pdf-student` first")
+        pytest.fail(f"{path} is missing: run `make pdf` first")
     if not shutil.which("pdftotext"):
-        pytest.fail("pdftotext is missing: `apt-get install poppler-utils` (make chromium does it as root)")
+        pytest.fail("pdftotext is missing: run `make system-deps`")
     return path
 
 
@@ -111,8 +107,8 @@ def solutions(site: Path, md: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_every_page_of_the_book_is_printed_under_its_title(edition):
-    path = _pdf(edition)
+def test_every_page_of_the_book_is_printed_under_its_title(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     text = squash("\n".join(pages_text(path)))
     missing = [md_title(md) for md in PRINTED if squash(md_title(md)) not in text]
     assert not missing, f"{path.name}: titles missing: {missing}"
@@ -125,8 +121,8 @@ def test_every_page_of_the_book_is_printed_under_its_title(edition):
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_mathematics_is_typeset_no_raw_tex_outside_code(edition):
-    path = _pdf(edition)
+def test_mathematics_is_typeset_no_raw_tex_outside_code(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     code = code_text()
     raw = []
     for number, page in enumerate(pages_text(path), start=1):
@@ -160,8 +156,8 @@ def _images_on(path: Path, first: int, last: int) -> int:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site):
-    path = _pdf(edition)
+def test_every_figure_and_explorer_frame_is_printed(pdf_folder, edition, site, student_site):
+    path = _pdf(pdf_folder, edition)
     built = site if edition == "instructor" else student_site
     found = ranges(path)
     short = []
@@ -177,8 +173,8 @@ def test_every_figure_and_explorer_frame_is_printed(edition, site, student_site)
     assert not short, f"{path.name}:\n" + "\n".join(short)
 
 
-def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
-    instructor, student = _pdf("instructor"), _pdf("student")
+def test_instructor_pdf_shows_solutions_and_student_pdf_none(pdf_folder, site):
+    instructor, student = _pdf(pdf_folder, "instructor"), _pdf(pdf_folder, "student")
     # (a reference in a solution carries a page number in print, not on the site)
     i_text = letters(without_page("\n".join(pages_text(instructor, raw=True))))
     s_text = letters(without_page("\n".join(pages_text(student, raw=True))))
@@ -191,8 +187,8 @@ def test_instructor_pdf_shows_solutions_and_student_pdf_none(site):
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_each_site_links_its_own_pdf(edition, site, student_site):
-    path = _pdf(edition)
+def test_each_site_links_its_own_pdf(pdf_folder, edition, site, student_site):
+    path = _pdf(pdf_folder, edition)
     built = site if edition == "instructor" else student_site
     copy = built / "pdf" / pdf_name(edition)
     assert copy.read_bytes() == path.read_bytes(), f"{copy} is not the PDF of {path}"
@@ -225,8 +221,8 @@ def foot_text(path: Path) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_pages_carry_their_number_at_the_foot(edition):
-    path = _pdf(edition)
+def test_pages_carry_their_number_at_the_foot(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     feet = foot_text(path)
     assert len(feet) == _page_count(path)
     wrong = [f"page {n}: {foot or 'nothing'} at its foot" for n, foot in enumerate(feet, start=1)
@@ -252,10 +248,10 @@ def _link_targets(path: Path) -> dict[int, set[int]]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_contents_link_to_each_page_and_the_outline_lists_them(edition):
+def test_contents_link_to_each_page_and_the_outline_lists_them(pdf_folder, edition):
     from pypdf import PdfReader
 
-    path = _pdf(edition)
+    path = _pdf(pdf_folder, edition)
     starts = [p["first_page"] - 1 for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
     contents = range(1, starts[0])  # after the title page, before the book's first page
     linked = set().union(*(_link_targets(path).get(i, set()) for i in contents))
@@ -300,10 +296,10 @@ def half_empty_pages(path: Path) -> list[int]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_few_pages_end_half_empty(edition):
+def test_few_pages_end_half_empty(pdf_folder, edition):
     """Besides the front matter and the last page of each page of the book, at most one in 20
     pages may end above 55% of its height (a figure or short block that moved whole)."""
-    path = _pdf(edition)
+    path = _pdf(pdf_folder, edition)
     starts = [p["first_page"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]]
     total = _page_count(path)
     natural = set(range(1, starts[0])) | {s - 1 for s in starts[1:]} | {total}
@@ -316,8 +312,8 @@ def test_few_pages_end_half_empty(edition):
 
 # ---------------------------------------------------------------- front matter and what is left out
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_the_cover_names_the_book_the_papers_it_reproduces_and_the_commits_date(edition):
-    path = _pdf(edition)
+def test_the_cover_names_the_book_the_papers_it_reproduces_and_the_commits_date(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     cover = pages_text(path)[0]
     config = nbtools.load_config()
     assert squash(config["title"]) in squash(cover), "the book's title is not on the cover"
@@ -340,8 +336,8 @@ def test_the_cover_names_the_book_the_papers_it_reproduces_and_the_commits_date(
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_the_library_reference_is_left_out_and_the_contents_say_where_it_is(edition):
-    path = _pdf(edition)
+def test_the_library_reference_is_left_out_and_the_contents_say_where_it_is(pdf_folder, edition):
+    path = _pdf(pdf_folder, edition)
     reference = [md for md in nbtools.toc_files() if md.relative_to(ROOT).as_posix().startswith(printer.ONLINE_ONLY)]
     assert reference, "the library reference is not where tools/pdf.py looks for it"
     printed = {p["file"] for p in json.loads(path.with_suffix(".json").read_text())["pages"]}
@@ -422,12 +418,12 @@ def glossary_terms(site: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("edition", ["instructor", "student"])
-def test_cross_references_carry_the_page_they_jump_to(edition, site, student_site):
+def test_cross_references_carry_the_page_they_jump_to(pdf_folder, edition, site, student_site):
     """Every link of the book to a place on another page names that page ("(p. 57)", or
     "(I.3.1, p. 57)"), and the number is the page it jumps to, where the place is: a page's
     title starts it, an equation's number or a theorem's name is on it. Citations and
     glossary terms carry none."""
-    path = _pdf(edition)
+    path = _pdf(pdf_folder, edition)
     pages = json.loads(path.with_suffix(".json").read_text())["pages"]
     bibliography = ranges(path)["book/bibliography"]
     terms = glossary_terms(site if edition == "instructor" else student_site)
@@ -507,12 +503,10 @@ def _teaching_section(folder: Path) -> str:
     return re.search(r'<section id="teaching-blocks-in-print">.*?</section>', page, re.S)[0]
 
 
-def test_teaching_blocks_print_open_and_the_evidence_at_the_chapters_end(site, tmp_path):
+def test_teaching_blocks_print_open_and_the_evidence_at_the_chapters_end(pdf_folder, site, tmp_path):
     """The prologue with an evidence block and a Think prompt in its first section, printed as
     the print edition prints: the prompt and its answer in place, the evidence in smaller type
     at the chapter's end, a line in its place that names its page, and a link back."""
-    if not os.environ.get("IB_PDF"):
-        pytest.skip("set IB_PDF to the folder of the built PDFs (make pdf-check does)")
     name = "book/prologue/linear_min_norm"
     printed = tmp_path / "site"
     (printed / name).parent.mkdir(parents=True)
