@@ -351,7 +351,15 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
 
 
 def fit_loglog_slope(x, y) -> tuple[float, float]:
-    """Least-squares fit of ``log y = slope * log x + log C``; returns ``(slope, C)``."""
+    """Least-squares fit of ``log y = slope * log x + log C``; returns ``(slope, C)``.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 4.0, 16.0])
+    >>> slope, C = fit_loglog_slope(x, 3.0 / np.sqrt(x))
+    >>> print(f"{slope:.2f} {C:.2f}")
+    -0.50 3.00
+    """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:

@@ -88,6 +88,7 @@ def pages(site):
         yield rel, site / f"{rel}.html"
 
 
+@pytest.mark.slow  # the fixture is asked for by name, which tests/built.py cannot see
 @pytest.mark.parametrize("edition", ["site", "student_site"])
 def test_no_machinery_in_the_readers_text(request, edition):
     site = request.getfixturevalue(edition)
@@ -101,6 +102,7 @@ def test_no_machinery_in_the_readers_text(request, edition):
     assert not found, "machinery in the reader's text (say it in the appendix):\n" + "\n".join(found)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", ["site", "student_site"])
 def test_no_number_is_a_code_chip(request, edition):
     site = request.getfixturevalue(edition)
