@@ -61,14 +61,14 @@ def loop_problem(n, m, seed=0):
     rng = np.random.default_rng(seed)
     K = R.sample_gram(n, 10 ** 6, rng=rng)
     y = R.sample_labels(n, rng=rng)
-    alpha0 = R.all_active_init(K=K, m=m, trace=10 ** 6) * (1 + 0.3 * rng.standard_normal((m, n)))
-    return {"K": K, "y": y, "alpha0": alpha0[0] if m == 1 else alpha0, "lr": R.lr_from_contraction(0.001, K=K) / m}
+    alpha0 = R.all_active_init_gram(K, m=m, trace=10 ** 6) * (1 + 0.3 * rng.standard_normal((m, n)))
+    return {"K": K, "y": y, "alpha0": alpha0[0] if m == 1 else alpha0, "lr": R.lr_from_contraction_gram(0.001, K) / m}
 
 
 def run_loop(relu, problem, steps=LOOP_STEPS):
     """``steps`` steps of the primal–dual loop of ``relu`` (this ibcore.relu or a baseline's).
 
-    What ``gradient_descent(K=..., alpha0=...)`` runs after its checks, which are left
+    What ``gradient_descent_gram`` runs after its checks, which are left
     out (an eigendecomposition of K would weigh on the ratio at n = 160).
     ``tol > 0``, so the stopping test runs every step, but is not met.
     """

@@ -101,8 +101,8 @@ def least_squares_stability_bound(X) -> float:
 
     The loss is quadratic with Hessian :math:`K/n` in the row space, and GD on
     a quadratic is stable iff the step is below 2 / (largest Hessian
-    eigenvalue). This is :func:`ibcore.relu.stability_bound` with one neuron,
-    where it is exact (for m neurons that bound is only sufficient).
+    eigenvalue). This is the bound that :func:`ibcore.relu.gradient_descent` checks, with one
+    neuron, where it is exact (for m neurons that bound is only sufficient).
 
     Examples
     --------
@@ -113,9 +113,10 @@ def least_squares_stability_bound(X) -> float:
     >>> print(round(linear.least_squares_stability_bound(X), 4))   # 2n / mu_max(K)
     1.3333
     """
-    from .relu import stability_bound as _bound
+    from .relu.stability import _stability_bound
 
-    return _bound(X, m=1)
+    X = finite_array("X", X, ndim=2)
+    return _stability_bound(X @ X.T, m=1)
 
 
 def least_squares_gd(X, y, w0, *, lr, max_steps=100_000, tol=1e-12, record_every=None, check_stability=True):

@@ -18,7 +18,7 @@ def _scaled(func, factor):
 
 
 def _gap_times_1_3(mp):
-    # relative_gap(..., K=K) computes through metrics._relative_gap_gram
+    # relative_gap_gram computes through metrics._relative_gap_gram
     mp.setattr(metrics, "_relative_gap_gram", _scaled(metrics._relative_gap_gram, 1.3))
 
 

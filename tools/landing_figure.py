@@ -42,9 +42,8 @@ def relu_gaps() -> np.ndarray:
             y = R.sample_labels(N_EXAMPLES, rng=rng)
             K = R.sample_gram(N_EXAMPLES, d, rng=rng)
             c = R.default_contraction(N_EXAMPLES, d)
-            run = R.gradient_descent(K=K, y=y, alpha0=R.all_active_init(K=K, trace=d),
-                                          lr=R.lr_from_contraction(c, K=K), tol=1e-9, record_every=None)
-            gaps[i, j] = R.relative_gap(run.coef, R.min_norm_solution(K=K, y=y).nu, K=K)
+            run = R.gradient_descent_gram(K, y, R.all_active_init_gram(K, trace=d), lr=R.lr_from_contraction_gram(c, K), tol=1e-9, record_every=None)
+            gaps[i, j] = R.relative_gap_gram(K, run.coef, R.min_norm_solution_gram(K, y).nu)
     return np.median(gaps, axis=1)
 
 

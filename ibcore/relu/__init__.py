@@ -5,15 +5,22 @@ model with the square loss, on high-dimensional random features, ends within
 :math:`\Theta(\sqrt{n/\lVert\lambda\rVert_1})` of the minimum-ℓ2-norm solution.  This package provides the
 solvers behind the chapters, one module per concept:
 
+Where a computation needs X only through the Gram matrix :math:`K = XX^\top`, it has two entry
+points: the feature form takes X and works with weights (``gradient_descent(X, y, w0, ...)``),
+the Gram form, named with the suffix ``_gram``, takes K and works with data-span coefficients
+α, :math:`w = X^\top\alpha` (``gradient_descent_gram(K, y, alpha0, ...)``), so that d can be
+:math:`10^8`.
+
 * features, gram -- the data: :func:`~ibcore.relu.sample_labels`, :func:`~ibcore.relu.sample_features`,
   :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (:math:`K = XX^\top` without X, for d up to :math:`10^8`);
 * model, stability -- :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`, its loss, and step sizes
-  (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`, :func:`~ibcore.relu.stability_bound`);
+  (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`);
 * gd, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
-  :math:`O(mn^2)` per step), also from K alone, and what it returns, :class:`~ibcore.relu.results.GDResult`
+  :math:`O(mn^2)` per step) and :func:`~ibcore.relu.gradient_descent_gram`, and what they return, :class:`~ibcore.relu.results.GDResult`
   (its loop is the internal module ``_iteration``);
-* min_norm -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
-  :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron and disjoint targets;
+* min_norm, disjoint -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
+  :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron target, and the targets of
+  several neurons with a disjoint pattern;
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
   first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
@@ -30,8 +37,9 @@ the paper's, the docstring says so.
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Everything else
 # (names with a leading underscore, the module _iteration) is ibcore's own.
-from . import (features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
+from . import (disjoint, features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
                perturbation, results, stability, trials)
+from .disjoint import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
 from .gram import *  # noqa: F401,F403
@@ -50,7 +58,7 @@ __all__ = [
     *features.__all__, *gram.__all__,             # the data
     *model.__all__, *stability.__all__,           # the network and its step sizes
     *gd.__all__, *results.__all__,                # gradient descent and its result
-    *min_norm.__all__,                            # the targets
+    *min_norm.__all__, *disjoint.__all__,         # the targets
     *orthogonal.__all__,                          # closed forms without cross-talk
     *perturbation.__all__,                        # ... and to first order in it
     *initialisation.__all__,                      # initial weights

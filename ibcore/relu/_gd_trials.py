@@ -2,8 +2,9 @@ r"""Trials of one GD run, written so that a point's runs can be stepped together
 
 A trial that runs GD once is written as a *body*: a generator that validates its
 arguments, draws its data, yields the keyword arguments of its
-:func:`~ibcore.relu.gradient_descent` call, receives the result and returns the
-trial's record.  :func:`run_trial` drives one body with ``gradient_descent``: that is
+:func:`~ibcore.relu.gradient_descent` (``X``, ``w0``) or :func:`~ibcore.relu.gradient_descent_gram`
+(``K``, ``alpha0``) call, receives the result and returns the
+trial's record.  :func:`run_trial` drives one body with that run: that is
 the trial.  :func:`batch_of` gives the trial its ``batch`` (see :func:`ibcore.sweep.sweep`):
 the bodies of a point's trials run up to their GD call, the runs are stepped together
 (``gd._gradient_descent_runs``), and each body finishes with its own run.  A run's
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 
-from .gd import gradient_descent, _gradient_descent_runs
+from .gd import _gradient_descent_runs
 from ._iteration import without_inactive_warning
 
 
@@ -29,9 +30,9 @@ def _finish(body, result):
 
 
 def run_trial(body) -> dict:
-    """The record of one trial: its body driven with :func:`~ibcore.relu.gradient_descent`."""
-    call = next(body)
-    return _finish(body, without_inactive_warning(gradient_descent, **call))
+    """The record of one trial: its body driven with its GD run."""
+    (result,) = without_inactive_warning(_gradient_descent_runs, [next(body)])
+    return _finish(body, result)
 
 
 def batch_of(trial, body):

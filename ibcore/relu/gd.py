@@ -19,52 +19,41 @@ per-example contraction is :math:`c_i = \eta\lVert x_i\rVert^2/n`: an active exa
 """
 from __future__ import annotations
 
+import inspect
 from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 
-from .gram import _features_or_gram
+from ..validation import finite_array
+from .gram import _validated_gram
 from ._iteration import GDSetup, prepare_gd, run_gd, warn_inactive
 from .results import GDResult
 from . import stability
 
-__all__ = ["gradient_descent"]
+__all__ = ["gradient_descent", "gradient_descent_gram"]
 
 
-def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000,
-                     tol=1e-12, record_every=None, activation="relu", check_stability=True) -> GDResult:
+def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=None,
+                     activation="relu", check_stability=True) -> GDResult:
     r"""GD on :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with loss :math:`\frac1{2n}\sum_i(f(x_i) - y_i)^2`, in primal–dual form.
 
     Forms :math:`K = XX^\top` once (:math:`O(n^2 d)`), then iterates :math:`(\alpha, \beta)` at
     :math:`O(mn^2)` per step; the weights :math:`w = w_0 + X^\top\alpha` are formed only at the
-    end. See :mod:`ibcore.relu.gd` for the update.
-
-    Given only the Gram matrix ``K`` and the coefficients
-    :math:`\alpha_0` of :math:`w_0 = X^\top\alpha_0`, the same GD runs without X:
-    every quantity of the one-neuron experiments is a function of K, so d can
-    be :math:`10^8` (draw K with :func:`~ibcore.relu.sample_gram`). The weights
-    are then never formed (``result.w is None``); use ``result.coef``
-    (:math:`w_T = X^\top` ``coef``), e.g. in :func:`~ibcore.relu.relative_gap` given ``K``.
+    end. See :mod:`ibcore.relu.gd` for the update, and :func:`~ibcore.relu.gradient_descent_gram`
+    for the same run from the Gram matrix alone.
 
     Parameters
     ----------
-    X : array of shape (n, d), optional
-        Features, one example per row (give ``X`` with ``w0``, or ``K``
-        with ``alpha0``).
+    X : array of shape (n, d)
+        Features, one example per row.
     y : array of shape (n,)
         Labels.
     w0 : array of shape (d,) or (m, d)
         Initial weights; a 1-D array means one neuron, and the result then
         has (d,)-shaped weights and (n,)-shaped per-example arrays.
-    K : array of shape (n, n), optional
-        Symmetric positive semidefinite Gram matrix :math:`K = XX^\top`, instead of ``X``.
-    alpha0 : array of shape (n,) or (m, n), optional
-        With ``K``: coefficients of the initial weights,
-        :math:`w_j(0) = X^\top\alpha_{0,j}` (so :math:`\beta(0) = K\alpha_0`).
-        A 1-D array means one neuron.
     lr : float
-        Step size η (> 0 and below :func:`~ibcore.relu.stability_bound`);
+        Step size η (> 0 and below the stability bound :math:`2n/(m\,\lambda_{\max}(K))`);
         see :func:`~ibcore.relu.lr_from_contraction` to set it from
         :math:`c = \eta\lVert x\rVert^2/n`.
     signs : array of shape (m,), optional
@@ -115,19 +104,71 @@ def gradient_descent(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=
     (True, (200,))
     >>> R.positive_residual(res, y) < 1e-9   # the positive labels are fitted
     True
-    >>> gram = R.gradient_descent(K=X @ X.T, y=y, alpha0=R.all_active_init(K=X @ X.T), lr=res.lr)   # the same run from K
+    """
+    run = _prepared_features(X, y, w0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
+                             record_every=record_every, activation=activation, check_stability=check_stability)
+    warn_inactive(run.beta0, run.setup)
+    (result,) = _run_stack([run])
+    return result
+
+
+def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, tol=1e-12, record_every=None,
+                          activation="relu", check_stability=True) -> GDResult:
+    r""":func:`~ibcore.relu.gradient_descent` from the Gram matrix :math:`K = XX^\top` alone, the weights never formed.
+
+    Every quantity of the one-neuron experiments is a function of K, so d can be
+    :math:`10^8` (draw K with :func:`~ibcore.relu.sample_gram`). The initial weights are given by
+    their data-span coefficients, :math:`w_j(0) = X^\top\alpha_{0,j}`, and the final ones are
+    known the same way: ``result.w`` is ``None`` and :math:`w_T = X^\top` ``result.coef``, e.g.
+    for :func:`~ibcore.relu.relative_gap_gram`. The iterates are those of
+    :func:`~ibcore.relu.gradient_descent` from :math:`w_0 = X^\top\alpha_0`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric positive semidefinite Gram matrix :math:`K = XX^\top`.
+    y : array of shape (n,)
+        Labels.
+    alpha0 : array of shape (n,) or (m, n)
+        Coefficients of the initial weights (so :math:`\beta(0) = K\alpha_0`), e.g.
+        :func:`~ibcore.relu.all_active_init_gram`. A 1-D array means one neuron.
+    lr, signs, max_steps, tol, record_every, activation, check_stability
+        As in :func:`~ibcore.relu.gradient_descent`.
+
+    Returns
+    -------
+    :class:`~ibcore.relu.results.GDResult`
+        With ``w = None`` and ``alpha0`` set.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~ibcore.relu.gradient_descent`, and for a K that is not symmetric
+        positive semidefinite.
+    DivergenceError
+        If the iterates overflow; ``.step`` is the GD step at which it happened.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 200, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.1, X))
+    >>> K = X @ X.T
+    >>> gram = R.gradient_descent_gram(K, y, R.all_active_init_gram(K), lr=res.lr)   # the same run from K
     >>> bool(np.allclose(gram.beta, res.beta)), gram.n_steps == res.n_steps, gram.w is None
     (True, True, True)
     """
-    run = _prepared(X, y, w0, K=K, alpha0=alpha0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
-                    record_every=record_every, activation=activation, check_stability=check_stability)
+    run = _prepared_gram(K, y, alpha0, lr=lr, signs=signs, max_steps=max_steps, tol=tol,
+                         record_every=record_every, activation=activation, check_stability=check_stability)
     warn_inactive(run.beta0, run.setup)
     (result,) = _run_stack([run])
     return result
 
 
 class _Prepared(NamedTuple):
-    """A validated GD run before its first step: what :func:`_prepared` returns."""
+    """A validated GD run before its first step: what :func:`_prepared_features` and :func:`_prepared_gram` return."""
 
     setup: GDSetup
     K: np.ndarray
@@ -138,28 +179,21 @@ class _Prepared(NamedTuple):
     alpha0: np.ndarray | None  # coefficients of w_0 (Gram-only runs)
 
 
-def _prepared(X=None, y=None, w0=None, *, K=None, alpha0=None, lr, signs=None, max_steps=100_000, tol=1e-12,
-              record_every=None, activation="relu", check_stability=True) -> _Prepared:
+def _prepared_features(X, y, w0, *, check_stability=True, **options) -> _Prepared:
     """Validate the arguments of :func:`gradient_descent` and form K, β(0) and ‖w_0‖²."""
-    X, K = _features_or_gram(X, K)
-    if X is not None and alpha0 is not None:
-        raise ValueError("alpha0 goes with K; with the features X give the initial weights w0")
-    if X is None and w0 is not None:
-        raise ValueError("w0 goes with the features X; with K give the coefficients alpha0 (w0 = X^T alpha0)")
-    if K is None:
-        K = X @ X.T
-    init_name, init = ("w0", w0) if X is not None else ("alpha0", alpha0)
-    for name, value in (("y", y), (init_name, init)):
-        if value is None:
-            raise ValueError(f"{name} is required")
+    X = finite_array("X", X, ndim=2)
+    K = X @ X.T
+    setup = prepare_gd(y, w0, init_name="w0", width=X.shape[1], n=K.shape[0], **options)
+    W0 = setup.init
+    bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
+    return _Prepared(setup, K, W0 @ X.T, float(np.vdot(W0, W0)), bound, lambda alpha: W0 + alpha @ X, None)
+
+
+def _prepared_gram(K, y, alpha0, *, check_stability=True, **options) -> _Prepared:
+    """Validate the arguments of :func:`gradient_descent_gram` and form β(0) and ‖w_0‖²."""
+    K = _validated_gram(K)
     n = K.shape[0]
-    setup = prepare_gd(y, init, init_name=init_name, width=n if X is None else X.shape[1], n=n, lr=lr,
-                       signs=signs, max_steps=max_steps, tol=tol, record_every=record_every,
-                       activation=activation)
-    if X is not None:
-        W0 = setup.init
-        bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
-        return _Prepared(setup, K, W0 @ X.T, float(np.vdot(W0, W0)), bound, lambda alpha: W0 + alpha @ X, None)
+    setup = prepare_gd(y, alpha0, init_name="alpha0", width=n, n=n, **options)
     A0 = setup.init
     eig = scipy.linalg.eigvalsh(K)
     if eig[0] < -1e-10 * max(eig[-1], 0.0) or eig[-1] <= 0:
@@ -239,16 +273,26 @@ def _run_stack(runs) -> list[GDResult]:
                   weights=[r.weights for r in runs], alpha0s=[r.alpha0 for r in runs])
 
 
-def _gradient_descent_runs(calls) -> list[GDResult]:
-    """``[gradient_descent(**call) for call in calls]``, with the runs of one shape stepped together.
+def _prepared_call(call) -> _Prepared:
+    """The run of a GD call given as keyword arguments, the defaults those of its public entry point."""
+    entry, prepared = (gradient_descent_gram, _prepared_gram) if "K" in call else (gradient_descent, _prepared_features)
+    arguments = inspect.signature(entry).bind(**call)
+    arguments.apply_defaults()
+    return prepared(**arguments.arguments)
 
-    The results are those of :func:`gradient_descent`, bit for bit, whatever runs share a
+
+def _gradient_descent_runs(calls) -> list[GDResult]:
+    """The results of GD calls, with the runs of one shape stepped together.
+
+    Each call is the keyword arguments of :func:`gradient_descent` (with ``X`` and ``w0``) or of
+    :func:`gradient_descent_gram` (with ``K`` and ``alpha0``). The results are those of
+    these functions, bit for bit, whatever runs share a
     stack: runs with the same n, m, signs, activation, ``tol``, ``max_steps`` and
     ``record_every`` are iterated as one stack, which shares numpy's per-call overhead where a
     step of one run costs little more (small n). Trials' ``batch`` methods use it
-    (``ibcore.relu._gd_trials``).
+    (``ibcore.experiments.relu._batch``).
     """
-    runs = [_prepared(**call) for call in calls]
+    runs = [_prepared_call(call) for call in calls]
     for run in runs:
         warn_inactive(run.beta0, run.setup)
     stacks: dict[tuple, list[int]] = {}

@@ -114,38 +114,6 @@ def _validated_gram(K) -> np.ndarray:
     return np.ascontiguousarray((K + K.T) / 2)
 
 
-_X_Y_OR_K = r"""X : array of shape (n, d), optional
-        Features, one example per row (give ``X`` or ``K``).
-    y : array of shape (n,)
-        Labels.
-    K : array of shape (n, n), optional
-        The Gram matrix :math:`K = XX^\top` instead of ``X``: vectors in and
-        out are then data-span coefficients (:math:`w = X^\top\alpha`), and
-        the weights are never formed."""
-
-
-def _x_y_or_k_doc(func):
-    """Fill the ``{x_y_or_k}`` slot of a docstring with the parameters X, y and K.
-
-    Called after the definition, not as a decorator: mutmut leaves decorated functions unmutated.
-    """
-    func.__doc__ = func.__doc__.replace("{x_y_or_k}", _X_Y_OR_K)
-    return func
-
-
-def _features_or_gram(X, K):
-    """Exactly one of the features X (n, d) and the Gram matrix K = X Xᵀ, validated: (X, None) or (None, K).
-
-    The convention of every Part I function that takes either: given X, vectors
-    in and out are weights in R^d; given only K, they are data-span
-    coefficients α (w = Xᵀα), and the weights are never formed.
-    """
-    if (X is None) == (K is None):
-        raise ValueError("give exactly one of X (features) and K (Gram matrix), got "
-                         + ("both" if X is not None else "neither"))
-    return (finite_array("X", X, ndim=2), None) if X is not None else (None, _validated_gram(K))
-
-
 def gram_deviation(K, *, scale=None) -> float:
     r""":math:`\Delta = \lVert K/\kappa - I\rVert_{op}`: how far the Gram matrix is from a multiple of the identity.
 

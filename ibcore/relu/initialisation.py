@@ -12,12 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
-from .gram import _features_or_gram
+from .gram import _validated_gram
 
 __all__ = [
     "all_active_init",
+    "all_active_init_gram",
     "two_neuron_init",
+    "two_neuron_init_gram",
     "disjoint_init",
+    "disjoint_init_gram",
     "sign_aligned_assignment",
     "gaussian_init",
     "bad_init_weights",
@@ -37,7 +40,7 @@ def _stack(coef, m):
     return coef if m is None else np.tile(coef, (positive_int("m", m), 1))
 
 
-def all_active_init(X=None, *, K=None, b0=1.0, m=None, trace=None) -> np.ndarray:
+def all_active_init(X, *, b0=1.0, m=None, trace=None) -> np.ndarray:
     r"""The all-active start :math:`w_0 = b_0 X^\top\mathbb 1/\mathrm{trace}`: every :math:`\beta_i(0) \approx b_0`.
 
     :math:`\beta_i(0) = b_0(\lVert x_i\rVert^2 + \sum_{k\ne i} x_i\cdot x_k)/\mathrm{trace}
@@ -47,27 +50,21 @@ def all_active_init(X=None, *, K=None, b0=1.0, m=None, trace=None) -> np.ndarray
 
     Parameters
     ----------
-    X : array of shape (n, d), optional
-        Features (give ``X`` or ``K``).
-    K : array of shape (n, n), optional
-        The Gram matrix :math:`K = XX^\top` instead of ``X``: the result is then
-        the coefficient vector :math:`\alpha_0 = b_0\mathbb 1/\mathrm{trace}`
-        (:math:`w_0 = X^\top\alpha_0`), to pass to
-        :func:`~ibcore.relu.gradient_descent` as ``alpha0``.
+    X : array of shape (n, d)
+        Features.
     b0 : float
         The typical initial pre-activation :math:`b_0 > 0`.
     m : int, optional
         Number of identical neurons; ``None`` gives one neuron.
     trace : float, optional
-        Normaliser, default :math:`\mathrm{mean}_i\lVert x_i\rVert^2 = \mathrm{mean}\,\mathrm{diag}\,K`.
+        Normaliser, default :math:`\mathrm{mean}_i\lVert x_i\rVert^2`.
         Pass :math:`\lVert\lambda\rVert_1` (= d for isotropic data) to get
         exactly the book's :math:`w_0 = X^\top\mathbb 1/d`.
 
     Returns
     -------
     numpy.ndarray
-        :math:`w_0`, shape (d,) or (m, d); with ``K``, :math:`\alpha_0`,
-        shape (n,) or (m, n).
+        :math:`w_0`, shape (d,) or (m, d).
 
     Examples
     --------
@@ -78,16 +75,50 @@ def all_active_init(X=None, *, K=None, b0=1.0, m=None, trace=None) -> np.ndarray
     >>> print(np.round(X @ w0, 2))   # every beta_i(0) close to b0 = 1
     [0.98 0.95 1.01 1.   1.01]
     """
-    X, K = _features_or_gram(X, K)
-    sq_norms = np.diag(K) if X is None else np.einsum("ij,ij->i", X, X)
+    X = finite_array("X", X, ndim=2)
+    scale = _all_active_scale(np.einsum("ij,ij->i", X, X), b0, trace)
+    return _stack(X.sum(axis=0) * scale, m)
+
+
+def all_active_init_gram(K, *, b0=1.0, m=None, trace=None) -> np.ndarray:
+    r"""The all-active start as coefficients: :math:`\alpha_0 = b_0\mathbb 1/\mathrm{trace}`, i.e. :math:`w_0 = X^\top\alpha_0`.
+
+    The start of :func:`~ibcore.relu.all_active_init`, to pass to
+    :func:`~ibcore.relu.gradient_descent_gram` as ``alpha0``.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`.
+    b0, m, trace
+        As in :func:`~ibcore.relu.all_active_init`; the default trace is
+        :math:`\mathrm{mean}\,\mathrm{diag}\,K`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\alpha_0`, shape (n,) or (m, n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K = R.sample_gram(5, 10**4, rng=0)
+    >>> alpha0 = R.all_active_init_gram(K, trace=10**4)
+    >>> print(np.round(K @ alpha0, 2))   # every beta_i(0) close to b0 = 1
+    [0.99 1.   0.99 0.98 1.02]
+    """
+    sq_norms = np.diag(_validated_gram(K))
+    return _stack(np.full(sq_norms.size, _all_active_scale(sq_norms, b0, trace)), m)
+
+
+def _all_active_scale(sq_norms, b0, trace) -> float:
+    """b0 / trace, validated: the coefficient of every example in the all-active start."""
     b0 = positive_float("b0", b0)
-    t = _trace(sq_norms, trace)
-    if X is None:
-        return _stack(np.full(sq_norms.size, b0 / t), m)
-    return _stack(X.sum(axis=0) * (b0 / t), m)
+    return b0 / _trace(sq_norms, trace)
 
 
-def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
+def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
     r"""The two-neuron start :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/\mathrm{trace}`.
 
     For the model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)`.
@@ -101,10 +132,8 @@ def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
 
     Parameters
     ----------
-    X : array of shape (n, d), optional
-        Features (give ``X`` or ``K``).
-    K : array of shape (n, n), optional
-        The Gram matrix K instead of ``X``; the result is then the coefficients :math:`\alpha_0`.
+    X : array of shape (n, d)
+        Features.
     b0 : float
         The initial pre-activation of each neuron.
     trace : float, optional
@@ -113,7 +142,7 @@ def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Shape (2, d); with ``K``, coefficients of shape (2, n).
+        Shape (2, d).
 
     Examples
     --------
@@ -124,7 +153,33 @@ def two_neuron_init(X=None, *, K=None, b0=0.1, trace=None) -> np.ndarray:
     [[0.03333333 0.03333333 0.03333333]
      [0.03333333 0.03333333 0.03333333]]
     """
-    return all_active_init(X, K=K, b0=b0, m=2, trace=trace)
+    return all_active_init(X, b0=b0, m=2, trace=trace)
+
+
+def two_neuron_init_gram(K, *, b0=0.1, trace=None) -> np.ndarray:
+    r"""The two-neuron start of :func:`~ibcore.relu.two_neuron_init` as coefficients :math:`\alpha_0`, shape (2, n).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`.
+    b0, trace
+        As in :func:`~ibcore.relu.two_neuron_init`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Coefficients of shape (2, n), :math:`w_\pm(0) = X^\top\alpha_{0,\pm}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.two_neuron_init_gram(np.eye(3), b0=0.1, trace=3))
+    [[0.03333333 0.03333333 0.03333333]
+     [0.03333333 0.03333333 0.03333333]]
+    """
+    return all_active_init_gram(K, b0=b0, m=2, trace=trace)
 
 
 def _assignment(assignment, n, m):
@@ -141,7 +196,7 @@ def _assignment(assignment, n, m):
     return a, m
 
 
-def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndarray:
+def disjoint_init(X, assignment, *, m=None, b0=1.0) -> np.ndarray:
     r"""Each neuron starts active on its own, chosen set of examples.
 
     Our reconstruction of the paper's "disjoint initialisation" (whose
@@ -153,13 +208,10 @@ def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndar
 
     Parameters
     ----------
-    X : array of shape (n, d), optional
-        Features with linearly independent rows (:math:`d \ge n`); give ``X`` or ``K``.
+    X : array of shape (n, d)
+        Features with linearly independent rows (:math:`d \ge n`).
     assignment : array of int, shape (n,)
         Neuron index in [0, m) of each example, or -1.
-    K : array of shape (n, n), optional
-        The Gram matrix K instead of ``X``; the result is then the coefficients
-        :math:`\alpha_{0,j} = K^{-1}b_j`.
     m : int, optional
         Number of neurons, default ``max(assignment) + 1``.
     b0 : float
@@ -168,7 +220,7 @@ def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndar
     Returns
     -------
     numpy.ndarray
-        :math:`w(0)`, shape (m, d); with ``K``, :math:`\alpha_0`, shape (m, n).
+        :math:`w(0)`, shape (m, d).
 
     Examples
     --------
@@ -179,11 +231,38 @@ def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndar
     [[ 0.5 -0.5  0.5 -0.5]
      [-0.5  0.5 -0.5 -0.5]]
     """
-    X, K = _features_or_gram(X, K)
-    if assignment is None:
-        raise ValueError("assignment is required (the neuron of each example, or -1)")
-    if K is None:
-        K = X @ X.T
+    X = finite_array("X", X, ndim=2)
+    return _disjoint_coef(X @ X.T, assignment, m, b0) @ X
+
+
+def disjoint_init_gram(K, assignment, *, m=None, b0=1.0) -> np.ndarray:
+    r"""The disjoint start of :func:`~ibcore.relu.disjoint_init` as coefficients :math:`\alpha_{0,j} = K^{-1}b_j`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`, positive definite.
+    assignment, m, b0
+        As in :func:`~ibcore.relu.disjoint_init`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\alpha_0`, shape (m, n), with :math:`w_j(0) = X^\top\alpha_{0,j}`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.disjoint_init_gram(4.0 * np.eye(4), [0, 1, 0, -1], m=2, b0=0.5))   # X = 2 I
+    [[ 0.125 -0.125  0.125 -0.125]
+     [-0.125  0.125 -0.125 -0.125]]
+    """
+    return _disjoint_coef(_validated_gram(K), assignment, m, b0)
+
+
+def _disjoint_coef(K, assignment, m, b0) -> np.ndarray:
+    """The coefficients K⁻¹b_j of the disjoint start, for a validated Gram matrix K."""
     n = K.shape[0]
     a, m = _assignment(assignment, n, m)
     b0 = positive_float("b0", b0)
@@ -194,8 +273,7 @@ def disjoint_init(X=None, assignment=None, *, K=None, m=None, b0=1.0) -> np.ndar
         raise ValueError("disjoint initialisation needs a positive definite K "
                          "(linearly independent examples, d >= n)") from exc
     z = np.linalg.solve(cho, targets.T)
-    coef = np.linalg.solve(cho.T, z).T
-    return coef if X is None else coef @ X
+    return np.linalg.solve(cho.T, z).T
 
 
 def sign_aligned_assignment(y, signs) -> np.ndarray:

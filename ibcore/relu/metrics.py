@@ -17,6 +17,7 @@ from .gram import gram_deviation, _validated_gram
 __all__ = [
     "FIT_TOL",
     "relative_gap",
+    "relative_gap_gram",
     "norm_gram",
     "stabilisation_step",
     "reactivation_count",
@@ -31,27 +32,15 @@ __all__ = [
 FIT_TOL = 1e-6
 
 
-def relative_gap(w, w_star, *, K=None) -> float:
+def relative_gap(w, w_star) -> float:
     r"""The relative gap :math:`\lVert w - w^\star\rVert_F / \lVert w^\star\rVert_F`.
-
-    Given the Gram matrix ``K`` (:math:`K = XX^\top`), ``w`` and ``w_star`` are
-    data-span coefficients, :math:`w = X^\top a` and :math:`w^\star = X^\top\nu`, and
-
-    .. math::
-
-        \lVert w - w^\star\rVert^2 = \sum_j (a_j - \nu_j)^\top K (a_j - \nu_j), \qquad
-        \lVert w^\star\rVert^2 = \sum_j \nu_j^\top K \nu_j.
 
     Parameters
     ----------
-    w : array of shape (d,) or (m, d); (n,) or (m, n) with ``K``
-        The weights of one neuron or several; with ``K``, their
-        coefficients, e.g. ``GDResult.coef`` (:math:`\alpha_0 + \alpha_T`).
+    w : array of shape (d,) or (m, d)
+        The weights of one neuron or several, e.g. ``GDResult.w``.
     w_star : array of the same shape
-        The target: ``MinNormSolution.w`` or :func:`~ibcore.relu.min_norm_pair`;
-        with ``K``, ``MinNormSolution.nu`` or ``min_norm_pair(K=K, y=y)``.
-    K : array of shape (n, n), optional
-        The Gram matrix, when the weights are known by their coefficients only.
+        The target: ``MinNormSolution.w`` or :func:`~ibcore.relu.min_norm_pair`.
 
     Returns
     -------
@@ -64,11 +53,7 @@ def relative_gap(w, w_star, *, K=None) -> float:
     >>> import ibcore.relu as R
     >>> R.relative_gap(np.array([1.0, 0.1]), np.array([1.0, 0.0]))
     0.1
-    >>> R.relative_gap(np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]]), K=4 * np.eye(2))
-    1.118033988749895
     """
-    if K is not None:
-        return _relative_gap_gram(_validated_gram(K), w, w_star)
     w_star = finite_array("w_star", w_star, ndim=(1, 2))
     w = finite_array("w", w, shape=w_star.shape)
     norm = np.linalg.norm(w_star)
@@ -77,22 +62,54 @@ def relative_gap(w, w_star, *, K=None) -> float:
     return float(np.linalg.norm(w - w_star) / norm)
 
 
+def relative_gap_gram(K, coef, coef_star) -> float:
+    r"""The relative gap of :func:`~ibcore.relu.relative_gap` for weights known by their coefficients.
+
+    With :math:`K = XX^\top`, :math:`w = X^\top a` and :math:`w^\star = X^\top\nu`,
+
+    .. math::
+
+        \lVert w - w^\star\rVert^2 = \sum_j (a_j - \nu_j)^\top K (a_j - \nu_j), \qquad
+        \lVert w^\star\rVert^2 = \sum_j \nu_j^\top K \nu_j.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix.
+    coef : array of shape (n,) or (m, n)
+        The coefficients of the weights, e.g. ``GDResult.coef`` (:math:`\alpha_0 + \alpha_T`).
+    coef_star : array of the same shape
+        The coefficients of the target: ``MinNormSolution.nu`` or :func:`~ibcore.relu.min_norm_pair_gram`.
+
+    Returns
+    -------
+    float
+        The relative distance (dimensionless).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.relative_gap_gram(4 * np.eye(2), np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]]))
+    1.118033988749895
+    """
+    return _relative_gap_gram(_validated_gram(K), coef, coef_star)
+
+
 def _relative_gap_gram(K, coef, coef_star) -> float:
-    r""":func:`relative_gap` from coefficients:
-    :math:`\lVert X^\top(\mathtt{coef} - \mathtt{coef\_star})\rVert/\lVert X^\top\mathtt{coef\_star}\rVert`
-    through K."""
+    """:func:`relative_gap_gram` for a validated K."""
     n = K.shape[0]
-    coef_star = np.atleast_2d(finite_array("w_star", coef_star, ndim=(1, 2)))
+    coef_star = np.atleast_2d(finite_array("coef_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
-        raise ValueError(f"w_star must have n={n} columns to match K, got shape {coef_star.shape}")
-    coef = np.atleast_2d(finite_array("w", coef, ndim=(1, 2)))
+        raise ValueError(f"coef_star must have n={n} columns to match K, got shape {coef_star.shape}")
+    coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
     if coef.shape != coef_star.shape:
-        raise ValueError(f"w must have the shape of w_star {coef_star.shape}, got {coef.shape}")
+        raise ValueError(f"coef must have the shape of coef_star {coef_star.shape}, got {coef.shape}")
     diff = coef - coef_star
     num = np.einsum("ji,ik,jk->", diff, K, diff)
     den = np.einsum("ji,ik,jk->", coef_star, K, coef_star)
     if den <= 0:
-        raise ValueError("the target has zero norm (w_star^T K w_star = 0); the relative gap is undefined")
+        raise ValueError("the target has zero norm (coef_star^T K coef_star = 0); the relative gap is undefined")
     return float(np.sqrt(max(num, 0.0) / den))
 
 

@@ -39,10 +39,10 @@ from scipy.optimize import lsq_linear
 
 from .._result import result
 from ..validation import finite_array
-from .gram import _features_or_gram, _validated_gram, _x_y_or_k_doc
+from .gram import _validated_gram
 
-__all__ = ["min_norm_solution", "positive_subset_least_squares", "min_norm_pair", "disjoint_targets_gram",
-           "disjoint_closest_targets_gram", "disjoint_linear_limit_gram"]
+__all__ = ["min_norm_solution", "min_norm_solution_gram", "positive_subset_least_squares",
+           "positive_subset_least_squares_gram", "min_norm_pair", "min_norm_pair_gram"]
 
 
 @result
@@ -84,12 +84,9 @@ class MinNormSolution:
     problem: str
 
 
-def _solve(X, K, y, dual, problem) -> MinNormSolution:
-    """Validate (X or K, y), find ν with ``dual``(K, y, name) and assemble the solution."""
-    X, K = _features_or_gram(X, K)
+def _solve(dual, problem, y, *, X=None, K=None) -> MinNormSolution:
+    """Find ν with ``dual``(K, y, name) from the validated features X or Gram matrix K, and assemble the solution."""
     K, name = (X @ X.T, "X") if X is not None else (K, "K")
-    if y is None:
-        raise ValueError("y (the labels) is required")
     y = finite_array("y", y, shape=(K.shape[0],))
     nu = dual(K, y, name)
     w = None if X is None else nu @ X
@@ -149,7 +146,7 @@ def _solve_dual(K, y, name):
     return _bounded_dual(K, np.where(pos, y, 0.0), ~pos, name)
 
 
-def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
+def min_norm_solution(X, y) -> MinNormSolution:
     r"""The minimum-ℓ2-norm global minimiser :math:`w^\star` of the one-neuron ReLU square loss.
 
     .. math::
@@ -164,14 +161,15 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
 
     Parameters
     ----------
-    {x_y_or_k}
+    X : array of shape (n, d)
+        Features, one example per row.
+    y : array of shape (n,)
+        Labels.
 
     Returns
     -------
     :class:`~ibcore.relu.min_norm.MinNormSolution`
-        ``w`` (``None`` given ``K``: then :math:`w^\star = X^\top\nu` is known
-        through ``nu``, and distances through :func:`~ibcore.relu.relative_gap`
-        given ``K``), :math:`\beta^\star` = ``beta``, multipliers
+        :math:`w^\star` = ``w``, :math:`\beta^\star` = ``beta``, multipliers
         :math:`\nu` = ``nu``, ``kkt_residual``.
 
     Examples
@@ -181,10 +179,36 @@ def min_norm_solution(X=None, y=None, *, K=None) -> MinNormSolution:
     >>> print(R.min_norm_solution(np.eye(3), np.array([1.0, -0.5, 2.0])).w)   # the negative label at 0
     [1. 0. 2.]
     """
-    return _solve(X, K, y, _solve_dual, "relu")
+    return _solve(_solve_dual, "relu", y, X=finite_array("X", X, ndim=2))
 
 
-_x_y_or_k_doc(min_norm_solution)
+def min_norm_solution_gram(K, y) -> MinNormSolution:
+    r""":func:`~ibcore.relu.min_norm_solution` from the Gram matrix :math:`K = XX^\top` alone.
+
+    The solution is known through its coefficients, :math:`w^\star = X^\top\nu`, and
+    distances through :func:`~ibcore.relu.relative_gap_gram`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix, positive definite.
+    y : array of shape (n,)
+        Labels.
+
+    Returns
+    -------
+    :class:`~ibcore.relu.min_norm.MinNormSolution`
+        With ``w = None``; :math:`\nu` = ``nu``, :math:`\beta^\star = K\nu` = ``beta``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> star = R.min_norm_solution_gram(4.0 * np.eye(3), np.array([1.0, -0.5, 2.0]))   # X = 2 I
+    >>> print(star.nu, star.beta)
+    [0.25 0.   0.5 ] [1. 0. 2.]
+    """
+    return _solve(_solve_dual, "relu", y, K=_validated_gram(K))
 
 
 def _positive_subset_nu(K, y, name):
@@ -195,7 +219,7 @@ def _positive_subset_nu(K, y, name):
     return nu
 
 
-def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
+def positive_subset_least_squares(X, y) -> MinNormSolution:
     r"""Min-norm interpolator of the positive-label examples alone (the Theorem 1 comparison).
 
     :math:`w = X_+^\top (X_+X_+^\top)^{-1} y_+` with :math:`X_+` the rows with
@@ -206,7 +230,10 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
 
     Parameters
     ----------
-    {x_y_or_k}
+    X : array of shape (n, d)
+        Features, one example per row.
+    y : array of shape (n,)
+        Labels.
 
     Returns
     -------
@@ -220,13 +247,35 @@ def positive_subset_least_squares(X=None, y=None, *, K=None) -> MinNormSolution:
     >>> print(R.positive_subset_least_squares(np.eye(3), np.array([1.0, -0.5, 2.0])).w)
     [1. 0. 2.]
     """
-    return _solve(X, K, y, _positive_subset_nu, "positive_subset")
+    return _solve(_positive_subset_nu, "positive_subset", y, X=finite_array("X", X, ndim=2))
 
 
-_x_y_or_k_doc(positive_subset_least_squares)
+def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
+    r""":func:`~ibcore.relu.positive_subset_least_squares` from the Gram matrix alone: :math:`\nu_+ = K_{++}^{-1}y_+`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`.
+    y : array of shape (n,)
+        Labels.
+
+    Returns
+    -------
+    :class:`~ibcore.relu.min_norm.MinNormSolution`
+        With ``w = None`` and ``problem="positive_subset"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.positive_subset_least_squares_gram(np.eye(3), np.array([1.0, -0.5, 2.0])).nu)
+    [1. 0. 2.]
+    """
+    return _solve(_positive_subset_nu, "positive_subset", y, K=_validated_gram(K))
 
 
-def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
+def min_norm_pair(X, y) -> np.ndarray:
     r"""The two-neuron target :math:`(w^\star(y), w^\star(-y))`.
 
     For :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` the positive neuron
@@ -235,13 +284,15 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
 
     Parameters
     ----------
-    {x_y_or_k}
+    X : array of shape (n, d)
+        Features, one example per row.
+    y : array of shape (n,)
+        Labels.
 
     Returns
     -------
     numpy.ndarray
-        The weights, shape (2, d), given ``X``; the data-span coefficients
-        :math:`(\nu(y), \nu(-y))`, shape (2, n), given ``K``.
+        The weights, shape (2, d).
 
     Examples
     --------
@@ -251,198 +302,38 @@ def min_norm_pair(X=None, y=None, *, K=None) -> np.ndarray:
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
-    field = "w" if K is None else "nu"
-    minus_y = None if y is None else -np.asarray(y, float)
-    return np.stack([getattr(min_norm_solution(X, y, K=K), field),
-                     getattr(min_norm_solution(X, minus_y, K=K), field)])
+    X = finite_array("X", X, ndim=2)
+    return np.stack([_solve(_solve_dual, "relu", labels, X=X).w for labels in _both_signs(y)])
 
 
-_x_y_or_k_doc(min_norm_pair)
+def min_norm_pair_gram(K, y) -> np.ndarray:
+    r"""The two-neuron target of :func:`~ibcore.relu.min_norm_pair` as coefficients :math:`(\nu(y), \nu(-y))`.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top`.
+    y : array of shape (n,)
+        Labels.
+
+    Returns
+    -------
+    numpy.ndarray
+        The data-span coefficients, shape (2, n): :math:`w^\star(\pm y) = X^\top\nu(\pm y)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> print(R.min_norm_pair_gram(np.eye(3), np.array([1.0, -0.5, 2.0])))
+    [[1.  0.  2. ]
+     [0.  0.5 0. ]]
+    """
+    K = _validated_gram(K)
+    return np.stack([_solve(_solve_dual, "relu", labels, K=K).nu for labels in _both_signs(y)])
 
 
-# ---------------------------------------------------------------------------
-# several neurons with a disjoint activation pattern (chapter 5)
-
-
-def _own_sets(y, assignment, signs):
+def _both_signs(y):
+    """y and -y, for the two neurons of the pair (y validated by the solver)."""
     y = finite_array("y", y, ndim=1)
-    signs = finite_array("signs", signs, ndim=1)
-    a = finite_array("assignment", assignment, shape=(y.size,)).astype(np.int64)
-    if a.min() < -1 or a.max() >= signs.size:
-        raise ValueError(f"assignment entries must lie in [-1, m-1] = [-1, {signs.size - 1}], "
-                         f"got range [{a.min()}, {a.max()}]")
-    own = a[None, :] == np.arange(signs.size)[:, None]
-    if np.any(own & (signs[:, None] * y[None, :] <= 0)):
-        raise ValueError("every assigned example needs s_j y_i > 0 on its neuron j "
-                         "(use sign_aligned_assignment)")
-    return y, signs, own
-
-
-def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
-    r"""Per-neuron min-norm targets given the assignment, as coefficients :math:`w^\star_j = X^\top\nu_j`.
-
-    :math:`w^\star_j = \operatorname{arg\,min}\lVert w\rVert` s.t. :math:`x_i\cdot w = s_jy_i` for
-    :math:`i \in S_j` and :math:`x_i\cdot w \le 0` for :math:`i \notin S_j`, the min-norm ReLU solution
-    (:func:`~ibcore.relu.min_norm_solution`) with labels :math:`s_jy` on :math:`S_j` and 0
-    ("stay inactive") elsewhere.  Together they
-    are the smallest network that fits y *with the pattern of the
-    assignment*.  They are not the smallest network overall: splitting every
-    label equally among the neurons of its sign divides the squared norm by
-    about the number of such neurons (chapter 5).
-
-    Parameters
-    ----------
-    K : array of shape (n, n)
-        The Gram matrix.
-    y : array of shape (n,)
-        Labels.
-    assignment : array of int, shape (n,)
-        Neuron of each example, or -1; every assigned example must satisfy
-        :math:`s_jy_i > 0` (as :func:`~ibcore.relu.sign_aligned_assignment` ensures).
-    signs : array of shape (m,)
-        Output signs :math:`s_j`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, n)
-        Coefficients :math:`\nu_j` of :math:`w^\star_j = X^\top\nu_j`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
-    >>> print(R.disjoint_targets_gram(K, y, assignment, signs))
-    [[1.  0.  0.5 0. ]
-     [0.  1.  0.  0.5]]
-    """
-    K = _validated_gram(K)
-    y, signs, own = _own_sets(y, assignment, signs)
-    return np.stack([min_norm_solution(K=K, y=np.where(own[j], signs[j] * y, 0.0)).nu
-                     for j in range(signs.size)])
-
-
-def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray:
-    r"""The network with the assignment's pattern closest to the initialisation, as coefficients.
-
-    :math:`W^\circ = \operatorname{arg\,min}\lVert W - W(0)\rVert_F` over the networks that fit y
-    with the pattern of the assignment, i.e. for each neuron j
-
-    .. math::
-
-        w^\circ_j = \operatorname{arg\,min}\lVert w - w_j(0)\rVert \ \text{ s.t. }\
-        x_i\cdot w = s_jy_i \ (i \in S_j), \quad x_i\cdot w \le 0 \ (i \notin S_j),
-
-    the projection of :math:`w_j(0)` onto the solution set of its pattern: the
-    prologue's "interpolator closest to the initialisation", with the ReLU's
-    inequality constraints.  Solved exactly in the dual, for :math:`v = w - w_j(0)`.
-    When the GD run keeps the pattern, its limit
-    (:func:`~ibcore.relu.disjoint_linear_limit_gram`) satisfies the inequalities, so it *is*
-    this projection.
-
-    Parameters
-    ----------
-    K : array of shape (n, n)
-        The Gram matrix.
-    y : array of shape (n,)
-        Labels.
-    assignment : array of int, shape (n,)
-        Neuron of each example (the sets :math:`S_j`), or -1.
-    signs : array of shape (m,)
-        Output signs :math:`s_j`.
-    alpha0 : array of shape (m, n)
-        Coefficients of the initial weights, :math:`w_j(0) = X^\top\alpha_{0,j}`.
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, n)
-        Coefficients of :math:`w^\circ_j = X^\top` ``coef[j]`` (they include ``alpha0``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
-    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
-    >>> print(np.round(R.disjoint_closest_targets_gram(K, y, assignment, signs, alpha0), 3))
-    [[ 1.  -0.1  0.5 -0.1]
-     [-0.1  1.  -0.1  0.5]]
-    """
-    K = _validated_gram(K)
-    y, signs, own = _own_sets(y, assignment, signs)
-    alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
-    beta0 = alpha0 @ K
-    targets = np.where(own, signs[:, None] * y[None, :], 0.0) - beta0
-    return alpha0 + np.stack([_bounded_dual(K, targets[j], ~own[j], "K") for j in range(signs.size)])
-
-
-@result
-class LinearLimit:
-    r"""The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n):
-    :math:`w = X^\top` ``coef``."""
-
-    limit: np.ndarray
-    r"""The limit :math:`w_j(\infty)`: the part of :math:`w_j(0)` that never moves plus
-    :math:`X_S^\top K_{SS}^{-1} s_j y_S` (:func:`~ibcore.relu.disjoint_linear_limit_gram`)."""
-    frozen: np.ndarray
-    r""":math:`(I - P_{S_j})\,w_j(0)`, the part of the initialisation that never moves."""
-
-
-def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
-    r"""Where GD goes if the disjoint pattern never changes: (limit, frozen) coefficients, each (m, n).
-
-    If neuron j stays active exactly on :math:`S_j`, it runs linear regression on :math:`S_j`
-    from :math:`w_j(0) = X^\top\alpha_{0,j}` (the prologue's theorem, on the rows of :math:`S_j`),
-    whose limit is :math:`w_j(0) + X_S^\top K_{SS}^{-1}(s_jy_S - \beta_S(0))`, i.e.
-
-    .. math::
-
-        w_j(\infty) = (I - P_{S_j})\,w_j(0) + X_S^\top K_{SS}^{-1} s_j y_S.
-
-    The first term, the part of the initialisation orthogonal to the rows of
-    :math:`S_j`, never moves (``frozen``); the second is the min-norm interpolator of
-    the subset.  Both are returned as data-span coefficients (:math:`w = X^\top` ``coef``).
-
-    Parameters
-    ----------
-    K : array of shape (n, n)
-        The Gram matrix.
-    y : array of shape (n,)
-        Labels.
-    assignment : array of int, shape (n,)
-        Neuron of each example (the sets :math:`S_j`), or -1.
-    signs : array of shape (m,)
-        Output signs :math:`s_j`.
-    alpha0 : array of shape (m, n)
-        Initial coefficients, e.g. :func:`~ibcore.relu.disjoint_init` with ``K``.
-
-    Returns
-    -------
-    :class:`~ibcore.relu.min_norm.LinearLimit`
-        ``limit`` and ``frozen``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
-    >>> assignment = R.sign_aligned_assignment(y, signs)   # [0, 1, 0, 1]
-    >>> alpha0 = R.disjoint_init(K=K, assignment=assignment, m=2, b0=0.1)
-    >>> print(np.round(R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0).limit, 3))
-    [[ 1.  -0.1  0.5 -0.1]
-     [-0.1  1.  -0.1  0.5]]
-    """
-    K = _validated_gram(K)
-    y, signs, own = _own_sets(y, assignment, signs)
-    alpha0 = finite_array("alpha0", alpha0, shape=(signs.size, y.size))
-    beta0 = alpha0 @ K
-    limit, frozen = alpha0.copy(), alpha0.copy()
-    for j in range(signs.size):
-        S = own[j]
-        if S.any():
-            K_SS = K[np.ix_(S, S)]
-            frozen[j, S] -= np.linalg.solve(K_SS, beta0[j, S])  # remove P_S w_j(0)
-            limit[j, S] += np.linalg.solve(K_SS, signs[j] * y[S] - beta0[j, S])
-    return LinearLimit(limit, frozen)
+    return y, -y

@@ -30,14 +30,15 @@ from ..validation import nonnegative_float, positive_float, positive_int
 from .features import sample_features, sample_labels, _validated_sizes
 from ._gd_trials import batch_of, run_trial
 from .gram import sample_gram
-from .initialisation import _BAD_INITS, bad_init_weights, disjoint_init, sign_aligned_assignment, two_neuron_init
-from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap,
+from .initialisation import (_BAD_INITS, bad_init_weights, disjoint_init_gram, sign_aligned_assignment,
+                             two_neuron_init_gram)
+from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap, relative_gap_gram,
                       _run_statistics)
-from .min_norm import (disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram,
-                       min_norm_pair, min_norm_solution)
+from .disjoint import disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram
+from .min_norm import min_norm_pair, min_norm_pair_gram, min_norm_solution
 from .model import default_signs
 from .orthogonal import two_neuron_orthogonal_gap
-from .stability import lr_from_contraction
+from .stability import lr_from_contraction, lr_from_contraction_gram
 
 __all__ = ["two_neuron_trial", "disjoint_trial", "bad_init_trial"]
 
@@ -56,7 +57,7 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
 
     Isotropic Gaussian data drawn as :math:`K = XX^\top` (cost independent of d), labels
     :math:`y_i \sim U[-1, 1]`, :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/d`
-    (:func:`~ibcore.relu.two_neuron_init` given ``K``), :math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`,
+    (:func:`~ibcore.relu.two_neuron_init_gram`), :math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`,
     GD to convergence, compared with :math:`(w^\star(y), w^\star(-y))`.
 
     Parameters
@@ -101,9 +102,9 @@ def _two_neuron_trial(*, n, d, b0, c, tol, max_steps, rng):
     rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
-    res = yield dict(K=K, y=y, alpha0=two_neuron_init(K=K, b0=b0, trace=d), lr=lr_from_contraction(c, K=K),
+    res = yield dict(K=K, y=y, alpha0=two_neuron_init_gram(K, b0=b0, trace=d), lr=lr_from_contraction_gram(c, K),
                      tol=tol, max_steps=max_steps, record_every=None)
-    gap = relative_gap(res.coef, min_norm_pair(K=K, y=y), K=K)
+    gap = relative_gap_gram(K, res.coef, min_norm_pair_gram(K, y))
     wrong = np.where(y > 0, res.beta[1], res.beta[0])
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
@@ -128,7 +129,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     every example given to one neuron of its sign
     (:func:`~ibcore.relu.sign_aligned_assignment`), and
     :math:`w_j(0)` with pre-activations :math:`+b_0` on its own subset :math:`S_j` and :math:`-b_0`
-    elsewhere (:func:`~ibcore.relu.disjoint_init` given ``K``).
+    elsewhere (:func:`~ibcore.relu.disjoint_init_gram`).
 
     Parameters
     ----------
@@ -184,15 +185,15 @@ def _disjoint_trial(*, n, d, m, b0, c, tol, max_steps, rng):
     K = sample_gram(n, d, rng=rng)
     signs = default_signs(m)
     assignment = sign_aligned_assignment(y, signs)
-    alpha0 = disjoint_init(K=K, assignment=assignment, m=m, b0=b0)
-    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps,
+    alpha0 = disjoint_init_gram(K, assignment, m=m, b0=b0)
+    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction_gram(c, K), tol=tol, max_steps=max_steps,
                      record_every=None)
     target = disjoint_targets_gram(K, y, assignment, signs)
     closest = disjoint_closest_targets_gram(K, y, assignment, signs, alpha0)
     limit, frozen = disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
     norm_target = norm_gram(K, target)
     own = assignment[None, :] == np.arange(m)[:, None]
-    pair = min_norm_pair(K=K, y=y)
+    pair = min_norm_pair_gram(K, y)
     symmetric_sq = norm_gram(K, pair[0]) ** 2 / np.sum(signs > 0) + norm_gram(K, pair[1]) ** 2 / np.sum(signs < 0)
     gap = norm_gram(K, res.coef - target) / norm_target
     relu_term = norm_gram(K, res.coef - frozen - target) / norm_target

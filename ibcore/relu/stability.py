@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ..validation import positive_float, positive_int
+from ..validation import finite_array, positive_float, positive_int
 from .features import _as_spectrum
-from .gram import _features_or_gram
+from .gram import _validated_gram
 
-__all__ = ["stability_bound", "lr_from_contraction", "default_contraction"]
+__all__ = ["lr_from_contraction", "lr_from_contraction_gram", "default_contraction"]
 
 
 def _lambda_max(K) -> float:
@@ -23,8 +23,8 @@ def _lambda_max(K) -> float:
     return float(scipy.linalg.eigvalsh(K, subset_by_index=[n - 1, n - 1])[0])
 
 
-def stability_bound(X=None, *, K=None, m=1) -> float:
-    r"""Largest stable step size, :math:`2n / (m\,\lambda_{\max}(K))`.
+def _stability_bound(K, *, m=1, lam_max=None) -> float:
+    r"""Largest stable step size, :math:`2n / (m\,\lambda_{\max}(K))`, for a validated Gram matrix K.
 
     On a fixed activation pattern the loss is the quadratic
     :math:`\frac1{2n}\lVert\sum_j s_j D_j X w_j - y\rVert^2`, whose Hessian in
@@ -36,36 +36,11 @@ def stability_bound(X=None, *, K=None, m=1) -> float:
     all-active one attains the bound), and for the identity activation.  The ReLU loss is not smooth across patterns,
     so this is a per-pattern condition, not a global convergence proof.
     In contraction units, :math:`c < 2\,\mathrm{mean}\lVert x\rVert^2/(m\,\lambda_{\max}(K)) \approx 2/m`
-    for :math:`d \gg n`.
-
-    Parameters
-    ----------
-    X : array of shape (n, d), optional
-        Features.
-    K : array of shape (n, n), optional
-        The Gram matrix :math:`K = XX^\top`; give exactly one of ``X`` and ``K``.
-    m : int
-        Number of neurons.
-
-    Returns
-    -------
-    float
-        The bound on the step size :math:`\eta` (``lr``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> X = np.eye(3)
-    >>> R.stability_bound(X)   # 2n / lambda_max(K)
-    6.0
-    >>> R.stability_bound(X, m=2)
-    3.0
+    for :math:`d \gg n`. ``lam_max`` is :math:`\lambda_{\max}(K)`, when the caller already has it.
     """
-    X, K = _features_or_gram(X, K)
-    K = X @ X.T if K is None else K
     m = positive_int("m", m)
-    return 2.0 * K.shape[0] / (m * _lambda_max(K))
+    lam_max = _lambda_max(K) if lam_max is None else lam_max
+    return 2.0 * K.shape[0] / (m * lam_max)
 
 
 def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
@@ -82,8 +57,7 @@ def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
     lam_max : float, optional
         λ_max(K), when the caller already has it.
     """
-    lam_max = _lambda_max(K) if lam_max is None else lam_max
-    bound = 2.0 * K.shape[0] / (m * lam_max)
+    bound = _stability_bound(K, m=m, lam_max=lam_max)
     if check and lr >= bound:
         raise ValueError(
             f"lr={lr:.6g} is at or above the stability bound 2n/(m*lambda_max(K)) = {bound:.6g}; "
@@ -92,7 +66,7 @@ def _check_stability(lr, K, m, *, check=True, lam_max=None) -> float:
     return bound
 
 
-def lr_from_contraction(c, X=None, *, K=None) -> float:
+def lr_from_contraction(c, X) -> float:
     r"""Step size with per-example contraction ``c``: :math:`\eta = cn/\mathrm{mean}_i\lVert x_i\rVert^2`.
 
     An example that is active alone then moves as :math:`\beta_i \leftarrow (1 - c)\beta_i + cy_i`.
@@ -104,10 +78,8 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
     ----------
     c : float
         The contraction, :math:`c > 0` (dimensionless).
-    X : array of shape (n, d), optional
+    X : array of shape (n, d)
         Features.
-    K : array of shape (n, n), optional
-        The Gram matrix :math:`K = XX^\top`; give exactly one of ``X`` and ``K``.
 
     Returns
     -------
@@ -122,9 +94,37 @@ def lr_from_contraction(c, X=None, *, K=None) -> float:
     >>> R.lr_from_contraction(0.01, X)   # c n / mean |x_i|^2
     0.01
     """
+    X = finite_array("X", X, ndim=2)
+    return _lr_from_sq_norms(c, np.einsum("ij,ij->i", X, X))
+
+
+def lr_from_contraction_gram(c, K) -> float:
+    r""":func:`~ibcore.relu.lr_from_contraction` from the Gram matrix: :math:`\eta = cn/\mathrm{mean}_iK_{ii}`.
+
+    Parameters
+    ----------
+    c : float
+        The contraction, :math:`c > 0` (dimensionless).
+    K : array of shape (n, n)
+        The Gram matrix :math:`K = XX^\top` (:math:`K_{ii} = \lVert x_i\rVert^2`).
+
+    Returns
+    -------
+    float
+        The step size :math:`\eta` (``lr``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> R.lr_from_contraction_gram(0.01, 4.0 * np.eye(4))   # c n / mean K_ii
+    0.01
+    """
+    return _lr_from_sq_norms(c, np.diag(_validated_gram(K)))
+
+
+def _lr_from_sq_norms(c, sq_norms) -> float:
     c = positive_float("c", c)
-    X, K = _features_or_gram(X, K)
-    sq_norms = np.diag(K) if X is None else np.einsum("ij,ij->i", X, X)
     mean_sq = float(sq_norms.mean())
     if mean_sq <= 0:
         raise ValueError("the features are all zero; lr_from_contraction needs mean ||x_i||^2 > 0")

@@ -29,13 +29,13 @@ from ..validation import nonnegative_float, positive_float, positive_int
 from .features import Spectrum, sample_features, sample_labels, _validated_sizes
 from ._gd_trials import batch_of, run_trial
 from .gram import sample_gram
-from .initialisation import all_active_init
-from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relu_teacher_risk,
+from .initialisation import all_active_init, all_active_init_gram
+from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
                       _run_statistics, _slack_statistics)
-from .min_norm import min_norm_solution, positive_subset_least_squares
+from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
 from .orthogonal import orthogonal_stabilisation_step
 from .perturbation import first_order_gap
-from .stability import default_contraction, lr_from_contraction
+from .stability import default_contraction, lr_from_contraction, lr_from_contraction_gram
 
 __all__ = ["gap_trial", "pattern_trial", "structure_trial", "test_error_trial"]
 
@@ -82,7 +82,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
         Its parameter (see :meth:`~ibcore.relu.Spectrum.named`).
     method : {"auto", "gram", "features"}
         ``"gram"`` draws K with ``sample_gram`` and runs
-        ``gradient_descent`` given ``K``; ``"features"`` draws X and runs the
+        ``gradient_descent_gram``; ``"features"`` draws X and runs the
         X-based code; ``"auto"`` uses ``"gram"`` when :math:`nd > 2\cdot10^6`.
     tol : float
         Stopping tolerance of GD.
@@ -144,10 +144,10 @@ def _gap_trial(*, n, d, b0, c, spectrum, spectrum_param, method, tol, max_steps,
     run = dict(tol=tol, max_steps=max_steps, record_every=None)
     if method == "gram":
         K = sample_gram(n, d, spectrum=spec, rng=rng)
-        alpha0 = all_active_init(K=K, b0=b0, trace=spec.trace)
-        res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), **run)
-        star = min_norm_solution(K=K, y=y)
-        gap = relative_gap(res.coef, star.nu, K=K)
+        alpha0 = all_active_init_gram(K, b0=b0, trace=spec.trace)
+        res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction_gram(c, K), **run)
+        star = min_norm_solution_gram(K, y)
+        gap = relative_gap_gram(K, res.coef, star.nu)
         beta0 = K @ alpha0
     else:
         X = sample_features(n, d, spectrum=spec, rng=rng)
@@ -202,7 +202,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     c : float
         Per-example contraction (:math:`\eta = cn/\mathrm{mean}\lVert x\rVert^2`).
     tol, max_steps : float, int
-        Passed to :func:`~ibcore.relu.gradient_descent` (given ``K``).
+        Passed to :func:`~ibcore.relu.gradient_descent_gram`.
     rng : None, int or numpy.random.Generator
         Draws the labels, then K.
 
@@ -247,20 +247,20 @@ def _pattern_trial(*, n, d, data, b0, c, tol, max_steps, rng):
 
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng) if data == "gaussian" else float(d) * np.eye(n)
-    alpha0 = all_active_init(K=K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
-    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction(c, K=K), tol=tol, max_steps=max_steps,
+    alpha0 = all_active_init_gram(K, b0=b0, trace=d)  # w0 = b0 · Xᵀ1/d
+    res = yield dict(K=K, y=y, alpha0=alpha0, lr=lr_from_contraction_gram(c, K), tol=tol, max_steps=max_steps,
                      record_every=None)
-    star = min_norm_solution(K=K, y=y)
-    pls = positive_subset_least_squares(K=K, y=y)
+    star = min_norm_solution_gram(K, y)
+    pls = positive_subset_least_squares_gram(K, y)
     pos, neg = y > 0, y < 0
-    gap = relative_gap(res.coef, star.nu, K=K)
+    gap = relative_gap_gram(K, res.coef, star.nu)
     fit = _fit_statistics(res, y, threshold=_fit_threshold(y, tol=tol, c=c))
     return {
         "gap": gap,
         "gap_scaled": gap / float(np.sqrt(n / d)),
         "gap_over_c": gap / c,
-        "gap_to_pls": relative_gap(res.coef, pls.nu, K=K),
-        "pls_to_star": relative_gap(pls.nu, star.nu, K=K),
+        "gap_to_pls": relative_gap_gram(K, res.coef, pls.nu),
+        "pls_to_star": relative_gap_gram(K, pls.nu, star.nu),
         **_slack_statistics(y, star, pls),
         "negatives_exactly_zero": bool(np.all(np.maximum(res.beta[neg], 0.0) == 0.0)),
         "positives_always_active": bool(np.all(res.beta[pos] > 0) and np.all(res.last_change[pos] == 0)
@@ -309,10 +309,10 @@ def structure_trial(*, n, d, rng=None) -> dict:
     rng = np.random.default_rng(rng)
     y = sample_labels(n, rng=rng)
     K = sample_gram(n, d, rng=rng)
-    star = min_norm_solution(K=K, y=y)
-    pls = positive_subset_least_squares(K=K, y=y)
+    star = min_norm_solution_gram(K, y)
+    pls = positive_subset_least_squares_gram(K, y)
     # no positive label: both solutions are w = 0, equal, and their relative gap is 0/0
-    pls_to_star = relative_gap(pls.nu, star.nu, K=K) if np.any(y > 0) else 0.0
+    pls_to_star = relative_gap_gram(K, pls.nu, star.nu) if np.any(y > 0) else 0.0
     return {**_slack_statistics(y, star, pls), "pls_to_star": pls_to_star}
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import ibcore.relu as R
+from ibcore.relu import stability
 
 from .independent import plain_gd_network
 from .weight_space import gradient_descent_weight_space
@@ -50,7 +51,7 @@ def test_primal_dual_matches_weight_space_general_m(problem):
     X, y, _, _ = problem
     signs = np.array([1.0, -1.0, 1.0, -1.0])
     w0 = R.gaussian_init(X.shape[1], m=4, rng=3) + R.all_active_init(X, b0=0.2, m=4)
-    lr = 0.5 * R.stability_bound(X, m=4)
+    lr = 0.5 * stability._stability_bound(X @ X.T, m=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
         pd = R.gradient_descent(X, y, w0, lr=lr, signs=signs, max_steps=2000, tol=0, record_every=5)
@@ -63,9 +64,9 @@ def test_primal_dual_matches_weight_space_general_m(problem):
 def test_gram_entry_point_matches_feature_entry_point(problem):
     X, y, _, lr = problem
     K = X @ X.T
-    alpha0 = R.all_active_init(K=K, trace=X.shape[1])
+    alpha0 = R.all_active_init_gram(K, trace=X.shape[1])
     res_x = R.gradient_descent(X, y, alpha0 @ X, lr=lr)
-    res_k = R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=lr)
+    res_k = R.gradient_descent_gram(K, y, alpha0, lr=lr)
     assert res_k.w is None and res_x.coef is None
     assert res_k.n_steps == res_x.n_steps
     assert rel(res_k.coef @ X, res_x.w) < 1e-10
@@ -230,12 +231,14 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     y = np.random.default_rng(22).uniform(-1, 1, n)
     A0 = np.vstack([np.random.default_rng(23).normal(0, 0.2, n), np.full(n, 0.3), np.zeros(n)])
     W0, signs = A0 @ X, np.array([1.0, -1.0, 1.0])
-    lr = 0.5 * R.stability_bound(X, m=3)
+    lr = 0.5 * stability._stability_bound(X @ X.T, m=3)
     run = dict(lr=lr, signs=signs, max_steps=T, tol=0, record_every=k, activation=activation)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.InactivePositiveWarning)
-        data = dict(X=X, w0=W0) if entry == "features" else dict(K=X @ X.T, alpha0=A0)
-        res = R.gradient_descent(y=y, **data, **run)
+        if entry == "features":
+            res = R.gradient_descent(X, y, W0, **run)
+        else:
+            res = R.gradient_descent_gram(X @ X.T, y, A0, **run)
     relu = activation == "relu"
     W = plain_gd_network(X, y, W0, signs, lr, T, relu=relu)
     B = W @ X.T

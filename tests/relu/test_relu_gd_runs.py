@@ -30,6 +30,11 @@ def assert_identical(a, b):
         np.testing.assert_array_equal(getattr(a.history, field), getattr(b.history, field), err_msg=field)
 
 
+def one_run(call):
+    """The call alone, through its public entry point."""
+    return (R.gradient_descent_gram if "K" in call else R.gradient_descent)(**call)
+
+
 def calls(form, m, activation, *, n=12, d=300, count=5, max_steps=100_000):
     """``count`` GD calls of one shape with their own data, starts and step sizes."""
     out = []
@@ -55,7 +60,7 @@ def calls(form, m, activation, *, n=12, d=300, count=5, max_steps=100_000):
 @pytest.mark.parametrize("form", ["features", "gram"])
 def test_each_run_of_a_stack_is_the_run_alone(form, m, activation):
     cs = calls(form, m, activation)
-    alone = [R.gradient_descent(**call) for call in cs]
+    alone = [one_run(call) for call in cs]
     stacked = _gradient_descent_runs(cs)
     other = _gradient_descent_runs(cs[3:0:-1])  # other neighbours, another order
     assert len({r.n_steps for r in alone}) > 1, "the runs should stop at different steps"
@@ -67,7 +72,7 @@ def test_each_run_of_a_stack_is_the_run_alone(form, m, activation):
 
 def test_runs_stopped_by_the_budget_are_the_runs_alone():
     cs = calls("gram", 1, "relu", max_steps=400)  # c = 0.1 runs converge, c = 0.02 ones do not
-    alone, stacked = [R.gradient_descent(**call) for call in cs], _gradient_descent_runs(cs)
+    alone, stacked = [one_run(call) for call in cs], _gradient_descent_runs(cs)
     assert {r.success for r in alone} == {True, False}
     for a, b in zip(alone, stacked):
         assert_identical(a, b)
@@ -75,7 +80,7 @@ def test_runs_stopped_by_the_budget_are_the_runs_alone():
 
 def test_runs_of_different_shapes_run_one_by_one():
     cs = calls("gram", 1, "relu", count=2) + calls("gram", 1, "relu", n=9, count=2) + calls("gram", 2, "relu", count=1)
-    for a, b in zip([R.gradient_descent(**call) for call in cs], _gradient_descent_runs(cs)):
+    for a, b in zip([one_run(call) for call in cs], _gradient_descent_runs(cs)):
         assert_identical(a, b)
 
 

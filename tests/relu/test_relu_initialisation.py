@@ -15,7 +15,7 @@ def test_all_active_init_is_the_notes_init_and_starts_active():
     np.testing.assert_allclose(R.all_active_init(X, b0=0.5, m=3, trace=2000), np.tile(0.5 * w0, (3, 1)))
     # default normaliser: the empirical mean ‖x_i‖², within O(1/√(nd)) of d
     np.testing.assert_allclose(R.all_active_init(X), w0 * 2000 / np.mean(np.sum(X ** 2, axis=1)))
-    np.testing.assert_allclose(R.all_active_init(K=X @ X.T, trace=2000) @ X, w0)
+    np.testing.assert_allclose(R.all_active_init_gram(X @ X.T, trace=2000) @ X, w0)
 
 
 def test_two_neuron_init():
@@ -24,7 +24,7 @@ def test_two_neuron_init():
     assert w0.shape == (2, 500)
     np.testing.assert_array_equal(w0[0], w0[1])
     np.testing.assert_allclose(w0[0], 0.05 * X.sum(axis=0) / 500)
-    np.testing.assert_allclose(R.two_neuron_init(K=X @ X.T, b0=0.05, trace=500) @ X, w0)
+    np.testing.assert_allclose(R.two_neuron_init_gram(X @ X.T, b0=0.05, trace=500) @ X, w0)
 
 
 def test_disjoint_init_prescribes_the_initial_pattern_exactly():
@@ -37,7 +37,7 @@ def test_disjoint_init_prescribes_the_initial_pattern_exactly():
     # each example is active on at most one neuron: the active sets are disjoint
     assert np.all((beta0 > 0).sum(axis=0) <= 1)
     # and w0 is the shortest vector with these pre-activations (it lies in span(X))
-    np.testing.assert_allclose(w0, R.disjoint_init(K=X @ X.T, assignment=assignment, b0=0.3) @ X, atol=1e-14)
+    np.testing.assert_allclose(w0, R.disjoint_init_gram(X @ X.T, assignment, b0=0.3) @ X, atol=1e-14)
 
 
 def test_sign_aligned_assignment():
@@ -102,4 +102,4 @@ def test_lr_from_contraction_gives_the_per_example_contraction():
     X = R.sample_features(10, 300, rng=4)
     lr = R.lr_from_contraction(0.01, X)
     assert lr * np.mean(np.sum(X ** 2, axis=1)) / 10 == pytest.approx(0.01)
-    assert R.lr_from_contraction(0.01, K=X @ X.T) == pytest.approx(lr)
+    assert R.lr_from_contraction_gram(0.01, X @ X.T) == pytest.approx(lr)

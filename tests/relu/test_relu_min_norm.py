@@ -61,7 +61,7 @@ def test_matches_slsqp_on_small_cases(seed):
 
 def test_gram_version_matches_feature_version():
     X, y = random_problem(30, 300, seed=4)
-    a, b = R.min_norm_solution(X, y), R.min_norm_solution(K=X @ X.T, y=y)
+    a, b = R.min_norm_solution(X, y), R.min_norm_solution_gram(X @ X.T, y)
     assert b.w is None and b.kkt_residual < 1e-10 and b.problem == "relu"
     np.testing.assert_allclose(b.nu, a.nu, rtol=1e-9, atol=1e-12 * np.abs(a.nu).max())
     np.testing.assert_array_equal(a.tight, b.tight)
@@ -94,7 +94,7 @@ def test_positive_subset_least_squares():
     assert ls.problem == "positive_subset" and ls.kkt_residual < 1e-10
     assert np.all(ls.nu[~pos] == 0)
     assert ls.beta[~pos].max() > 0  # it violates some ReLU constraint, unlike w*
-    gram = R.positive_subset_least_squares(K=X @ X.T, y=y)
+    gram = R.positive_subset_least_squares_gram(X @ X.T, y)
     np.testing.assert_allclose(gram.nu, ls.nu, rtol=1e-9)
 
 
@@ -112,7 +112,7 @@ def test_zero_labels_are_inequality_constraints():
     assert sol.kkt_residual < 1e-10 and not sol.tight[y == 0].any()
     ls = R.positive_subset_least_squares(X, y)
     np.testing.assert_allclose(ls.w, np.linalg.lstsq(X[pos], y[pos], rcond=None)[0], rtol=1e-10)
-    gram = R.positive_subset_least_squares(K=X @ X.T, y=y)
+    gram = R.positive_subset_least_squares_gram(X @ X.T, y)
     assert gram.problem == "positive_subset" and gram.w is None
     np.testing.assert_allclose(gram.nu @ X, ls.w, rtol=1e-10)
 
@@ -145,7 +145,7 @@ def test_min_norm_pair_and_gram_pair():
     X, y = random_problem(10, 80, seed=8)
     pair = R.min_norm_pair(X, y)
     np.testing.assert_allclose(pair[1], R.min_norm_solution(X, -y).w)
-    np.testing.assert_allclose(R.min_norm_pair(K=X @ X.T, y=y) @ X, pair, rtol=1e-9,
+    np.testing.assert_allclose(R.min_norm_pair_gram(X @ X.T, y) @ X, pair, rtol=1e-9,
                                atol=1e-12 * np.abs(pair).max())
 
 
@@ -202,7 +202,7 @@ def test_linear_limit_is_the_prologue_limit_on_each_subset():
     frozen part is (I - P_S) w_j(0): checked in weight space against ibcore.linear, from X itself."""
     y, X, signs, a = disjoint_problem()
     K = X @ X.T
-    alpha0 = R.disjoint_init(K=K, assignment=a, m=signs.size, b0=0.3)
+    alpha0 = R.disjoint_init_gram(K, a, m=signs.size, b0=0.3)
     result = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0)
     W0 = alpha0 @ X
     for j, s in enumerate(signs):
@@ -216,8 +216,8 @@ def test_linear_limit_is_the_prologue_limit_on_each_subset():
 def test_gd_reaches_the_linear_limit_when_the_pattern_is_kept():
     y, X, signs, a = disjoint_problem()
     K = X @ X.T
-    alpha0 = R.disjoint_init(K=K, assignment=a, m=signs.size, b0=0.3)
-    run = R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=R.lr_from_contraction(0.05, K=K), record_every=None)
+    alpha0 = R.disjoint_init_gram(K, a, m=signs.size, b0=0.3)
+    run = R.gradient_descent_gram(K, y, alpha0, lr=R.lr_from_contraction_gram(0.05, K), record_every=None)
     assert np.all(run.last_change == 0)
     limit = R.disjoint_linear_limit_gram(K, y, a, signs, alpha0).limit
     assert R.norm_gram(K, run.coef - limit) / R.norm_gram(K, limit) < 1e-8
@@ -228,7 +228,7 @@ def test_closest_targets_are_the_projection_of_the_initialisation():
     the linear limit (the equality-only projection) when that limit already satisfies the inequalities."""
     y, X, signs, a = disjoint_problem()
     K = X @ X.T
-    alpha0 = R.disjoint_init(K=K, assignment=a, m=signs.size, b0=0.3)
+    alpha0 = R.disjoint_init_gram(K, a, m=signs.size, b0=0.3)
     closest = R.disjoint_closest_targets_gram(K, y, a, signs, alpha0)
     beta = closest @ K
     for j, s in enumerate(signs):

@@ -26,9 +26,8 @@ def test_two_neuron_trial_is_the_computation_by_hand():
     rng = np.random.default_rng(5)
     y = R.sample_labels(12, rng=rng)
     K = R.sample_gram(12, 900, rng=rng)
-    run = R.gradient_descent(K=K, y=y, alpha0=R.two_neuron_init(K=K, b0=0.05, trace=900), lr=R.lr_from_contraction(0.02, K=K),
-                                  max_steps=200_000, record_every=None)
-    assert out["gap"] == R.relative_gap(run.coef, R.min_norm_pair(K=K, y=y), K=K)
+    run = R.gradient_descent_gram(K, y, R.two_neuron_init_gram(K, b0=0.05, trace=900), lr=R.lr_from_contraction_gram(0.02, K), max_steps=200_000, record_every=None)
+    assert out["gap"] == R.relative_gap_gram(K, run.coef, R.min_norm_pair_gram(K, y))
     assert out["n_steps"] == run.n_steps
 
 

@@ -116,11 +116,10 @@ def test_two_neuron_limit_matches_gd_on_orthogonal_data():
     n, d, b, c = 30, 500, 0.1, 0.002
     y = np.random.default_rng(0).uniform(-1, 1, n)
     K = d * np.eye(n)
-    run = R.gradient_descent(K=K, y=y, alpha0=R.two_neuron_init(K=K, b0=b, trace=d), lr=R.lr_from_contraction(c, K=K),
-                                  record_every=None)
+    run = R.gradient_descent_gram(K, y, R.two_neuron_init_gram(K, b0=b, trace=d), lr=R.lr_from_contraction_gram(c, K), record_every=None)
     assert run.success
     np.testing.assert_allclose(run.beta, R.two_neuron_orthogonal_limit(y, b), atol=2 * c)
-    gap = R.relative_gap(run.coef, R.min_norm_pair(K=K, y=y), K=K)
+    gap = R.relative_gap_gram(K, run.coef, R.min_norm_pair_gram(K, y))
     assert abs(gap - R.two_neuron_orthogonal_gap(y, b)) < 2 * c
 
 

@@ -24,7 +24,7 @@ def test_first_order_star_is_w_star_to_first_order():
     """beta*_i ~ min(0, sum_{j in I+} eps_ij y_j): error O(n/d) against the exact dual solve."""
     n, d = 20, 10**5
     y, K = draw(n, d, 1)
-    star = R.min_norm_solution(K=K, y=y)
+    star = R.min_norm_solution_gram(K, y)
     approx = R.first_order_limit(K, y).star
     assert np.max(np.abs(star.beta - approx)) < 5 * n / d ** 0.5 * np.sqrt(n / d)
 
@@ -37,9 +37,8 @@ def test_first_order_gap_predicts_the_gd_gap(b0):
     ratios = []
     for seed in range(6):
         y, K = draw(n, d, seed)
-        run = R.gradient_descent(K=K, y=y, alpha0=R.all_active_init(K=K, b0=b0, trace=d), lr=R.lr_from_contraction(c, K=K),
-                                      tol=1e-10, record_every=None)
-        gap = R.relative_gap(run.coef, R.min_norm_solution(K=K, y=y).nu, K=K)
+        run = R.gradient_descent_gram(K, y, R.all_active_init_gram(K, b0=b0, trace=d), lr=R.lr_from_contraction_gram(c, K), tol=1e-10, record_every=None)
+        gap = R.relative_gap_gram(K, run.coef, R.min_norm_solution_gram(K, y).nu)
         ratios.append(R.first_order_gap(K, y, b0) / gap)
     assert abs(np.median(ratios) - 1) < 0.25, ratios
 

@@ -9,6 +9,7 @@ import pytest
 
 import ibcore.relu as R
 from ibcore import DivergenceError
+from ibcore.relu import stability
 from ibcore.relu._iteration import without_inactive_warning
 
 
@@ -71,22 +72,21 @@ def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn,
 def test_gram_entry_point_validates_K(small, K_fn, match):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=match):
-        R.gradient_descent(K=K_fn(X @ X.T), y=y, alpha0=np.full(6, 1 / 40), lr=lr)
+        R.gradient_descent_gram(K_fn(X @ X.T), y, np.full(6, 1 / 40), lr=lr)
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda X, y: R.gradient_descent(X, y, np.ones(X.shape[1]), K=X @ X.T, lr=1.0), r"exactly one of .* got both"),
-    (lambda X, y: R.gradient_descent(y=y, alpha0=np.ones(6), lr=1.0), r"exactly one of .* got neither"),
-    (lambda X, y: R.gradient_descent(X, y, alpha0=np.ones(6), lr=1.0), r"alpha0 goes with K;"),
-    (lambda X, y: R.gradient_descent(K=X @ X.T, y=y, w0=np.ones(X.shape[1]), lr=1.0), r"w0 goes with the features"),
-    (lambda X, y: R.gradient_descent(X, y, lr=1.0), r"w0 is required"),
-    (lambda X, y: R.min_norm_solution(X, y, K=X @ X.T), r"exactly one of .* got both"),
-    (lambda X, y: R.min_norm_solution(K=X @ X.T), r"y \(the labels\) is required"),
-    (lambda X, y: R.min_norm_pair(y=y), r"exactly one of .* got neither"),
-    (lambda X, y: R.all_active_init(X, K=X @ X.T), r"exactly one of .* got both"),
-    (lambda X, y: R.disjoint_init(K=X @ X.T), r"assignment is required"),
+    (lambda X, y: R.gradient_descent_gram(X @ X.T, y, np.ones(X.shape[1]), lr=1.0), r"alpha0 must have shape \(6,\)"),
+    (lambda X, y: R.gradient_descent_gram(X, y, np.ones(6), lr=1.0), r"K must be a square"),
+    (lambda X, y: R.gradient_descent(X, y, None, lr=1.0), r"w0 must"),
+    (lambda X, y: R.min_norm_solution_gram(X, y), r"K must be a square"),
+    (lambda X, y: R.min_norm_pair_gram(X @ X.T, y[:-1]), r"y must have shape \(6,\)"),
+    (lambda X, y: R.all_active_init_gram(X), r"K must be a square"),
+    (lambda X, y: R.disjoint_init_gram(X @ X.T, [0, 1]), r"assignment must have shape \(6,\)"),
+    (lambda X, y: R.lr_from_contraction_gram(0.1, X), r"K must be a square"),
+    (lambda X, y: R.relative_gap_gram(X, y, y), r"K must be a square"),
 ])
-def test_features_or_gram_entry_points_name_what_is_wrong(small, call, match):
+def test_gram_entry_points_name_what_is_wrong(small, call, match):
     X, y, _, _ = small
     with pytest.raises(ValueError, match=match):
         call(X, y)
@@ -117,8 +117,7 @@ def test_gram_entry_point_tolerates_round_off_only(eigs, accepted):
     lr = n / max(eigs[-1], 1e-3)  # half the stability bound 2n/lambda_max (when K is valid)
 
     def run():
-        return without_inactive_warning(R.gradient_descent, K=K, y=y, alpha0=alpha0, lr=lr,
-                                        max_steps=3, tol=0.0)
+        return without_inactive_warning(R.gradient_descent_gram, K, y, alpha0, lr=lr, max_steps=3, tol=0.0)
 
     if accepted:
         assert run().n_steps == 3
@@ -135,23 +134,17 @@ def test_gram_entry_point_checks_stability_against_lambda_max(small):
     bound = 2 * 6 / np.linalg.eigvalsh(K)[-1]
     alpha0 = np.full(6, 1 / 40)
     with pytest.raises(ValueError, match="at or above the stability bound"):
-        R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=1.001 * bound)
-    R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=0.999 * bound, max_steps=2, tol=0.0)
+        R.gradient_descent_gram(K, y, alpha0, lr=1.001 * bound)
+    R.gradient_descent_gram(K, y, alpha0, lr=0.999 * bound, max_steps=2, tol=0.0)
     with pytest.raises(DivergenceError, match=f"stability bound 2n/\\(m\\*lambda_max\\(K\\)\\) = {bound:.6g}"):
-        R.gradient_descent(K=K, y=y, alpha0=alpha0, lr=4 * bound, check_stability=False, max_steps=10_000,
-                           activation="identity")  # a ReLU neuron may die instead of diverging
-
-
-def test_gram_entry_point_names_missing_labels(small):
-    X, _, _, lr = small
-    with pytest.raises(ValueError, match=r"^y is required"):
-        R.gradient_descent(K=X @ X.T, alpha0=np.full(6, 1 / 40), lr=lr)
+        R.gradient_descent_gram(K, y, alpha0, lr=4 * bound, check_stability=False, max_steps=10_000,
+                                activation="identity")  # a ReLU neuron may die instead of diverging
 
 
 def test_gram_entry_point_validates_alpha0(small):
     X, y, _, lr = small
     with pytest.raises(ValueError, match=r"alpha0 must have shape \(6,\)"):
-        R.gradient_descent(K=X @ X.T, y=y, alpha0=np.ones(5), lr=lr)
+        R.gradient_descent_gram(X @ X.T, y, np.ones(5), lr=lr)
 
 
 @pytest.mark.parametrize("gd", GD_FUNCS)
@@ -159,7 +152,7 @@ def test_gram_entry_point_validates_alpha0(small):
 def test_lr_at_or_above_the_stability_bound_raises_naming_the_bound(small, gd, m):
     X, y, _, _ = small
     w0 = R.all_active_init(X, b0=0.1, m=None if m == 1 else m)
-    bound = R.stability_bound(X, m=m)
+    bound = stability._stability_bound(X @ X.T, m=m)
     assert bound == pytest.approx(2 * 6 / (m * np.linalg.eigvalsh(X @ X.T)[-1]))
     for lr in (bound, 1.01 * bound):
         with pytest.raises(ValueError, match=r"stability bound 2n/\(m\*lambda_max\(K\)\) = "):
@@ -268,18 +261,18 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.Spectrum.spiked(10, [-1.0]), r"spikes must be positive"),
     (lambda: R.Spectrum.power_law(10, -0.5), r"exponent must be"),
     (lambda: R.lr_from_contraction(0.0, np.ones((2, 3))), r"c must be a positive"),
-    (lambda: R.lr_from_contraction(0.1), r"exactly one of X"),
-    (lambda: R.stability_bound(np.ones((2, 3)), m=0), r"m must be a positive integer"),
+    (lambda: R.lr_from_contraction(0.1, np.ones(3)), r"X must have 2 dimension"),
+    (lambda: stability._stability_bound(np.ones((2, 2)), m=0), r"m must be a positive integer"),
     (lambda: R.min_norm_solution(np.ones((3, 5)), [1.0, 2.0, 3.0]), r"positive definite"),
     (lambda: R.min_norm_solution(np.ones((3, 2)) + np.eye(3, 2), [1.0, 2.0, 3.0]), r"d >= n"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, np.nan, 3.0]), r"y must be finite"),
     (lambda: R.min_norm_solution(np.eye(3), [1.0, 3.0]), r"y must have shape \(3,\)"),
-    (lambda: R.min_norm_solution(K=np.eye(3)[:, :2], y=[1.0, 2.0, 3.0]), r"K must be a square"),
+    (lambda: R.min_norm_solution_gram(np.eye(3)[:, :2], [1.0, 2.0, 3.0]), r"K must be a square"),
     (lambda: R.positive_subset_least_squares(np.eye(3)[0], [1.0]), r"X must have 2 dimension"),
     (lambda: R.relative_gap(np.ones(3), np.zeros(3)), r"w_star is zero"),
     (lambda: R.relative_gap(np.ones(2), np.ones(3)), r"w must have shape \(3,\)"),
-    (lambda: R.relative_gap(np.ones(2), np.ones(3), K=np.eye(3)), r"w must have the shape of w_star"),
-    (lambda: R.relative_gap(np.ones(3), np.zeros(3), K=np.eye(3)), r"the target has zero norm"),
+    (lambda: R.relative_gap_gram(np.eye(3), np.ones(2), np.ones(3)), r"coef must have the shape of coef_star"),
+    (lambda: R.relative_gap_gram(np.eye(3), np.ones(3), np.zeros(3)), r"the target has zero norm"),
     (lambda: R.disjoint_init(np.eye(3), [0, 1, 2], m=2), r"assignment entries must lie in .* = \[-1, 1\]"),
     (lambda: R.disjoint_init(np.eye(3), [0, 0.5, 1]), r"integer neuron indices"),
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
@@ -303,7 +296,7 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.norm_gram(np.eye(3), np.ones(2)), r"coef must have n=3 columns"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
     # anchored: the message starts with the parameter's name
-    (lambda: R.positive_subset_least_squares(K=np.ones((3, 3)), y=[1.0, 2.0, 3.0]), r"^K must give a positive"),
+    (lambda: R.positive_subset_least_squares_gram(np.ones((3, 3)), [1.0, 2.0, 3.0]), r"^K must give a positive"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [[1.0, -1.0, 2.0]], [0, 1, 0], [1.0, -1.0]), r"^y must have 1"),
     (lambda: R.disjoint_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [[1.0, -1.0]]), r"^signs must have 1"),
     (lambda: R.disjoint_closest_targets_gram(np.eye(3), [1.0, -1.0, 2.0], [0, 1, 0], [1.0, -1.0], np.ones((2, 2))),
@@ -328,5 +321,5 @@ def test_other_public_functions_validate(call, match):
 def test_default_step_budget_is_100_000(small):
     """The documented default max_steps: a run that never meets tol stops after exactly 100 000 steps."""
     X, y, _, lr = small
-    res = R.gradient_descent(K=X @ X.T, y=y, alpha0=np.full(6, 1 / 40), lr=lr, tol=0.0)
+    res = R.gradient_descent_gram(X @ X.T, y, np.full(6, 1 / 40), lr=lr, tol=0.0)
     assert res.n_steps == 100_000 and not res.success
