@@ -113,7 +113,7 @@ class GroupedSpectrum:
     """How many times each occurs (ints)."""
 
 
-def group_spectrum(eigvals, tol=1e-6):
+def group_spectrum(eigvals, *, tol=1e-6):
     """Group eigenvalues into distinct values with multiplicities.
 
     Sorted eigenvalues are split wherever two neighbours differ by more than

@@ -135,7 +135,7 @@ def _phi_coefficients(trQ, trQ2, R2, trT, trT2, p, p_star, noise):
     return cQ, cRR, cRTR, cQQ, cX, cQQQ
 
 
-def phi_matrix(Q, R, T=None, noise=0.0):
+def phi_matrix(Q, R, T=None, *, noise=0.0):
     """The :math:`\\gamma^2` ("lr²") moment :math:`\\Phi_{ij} = E[(\\hat y - y)^2\\lambda_i\\lambda_j]`.
 
     Six-point Wick contractions give :math:`\\Phi = \\Phi^{tt} + \\Phi^{st} + \\Phi^{ss}` with

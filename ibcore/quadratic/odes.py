@@ -309,6 +309,6 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     Q, R = (np.moveaxis(x, -1, 0) for x in rhs.split(sol.y))
     Q = 0.5 * (Q + np.swapaxes(Q, 1, 2))
     R = np.ascontiguousarray(R)
-    risk = population_risk(Q, R, T, noise)
+    risk = population_risk(Q, R, T, noise=noise)
     return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T,
                       lr=None if lr is None else float(lr), noise=noise, kind="ode", nfev=int(sol.nfev), message=sol.message)

@@ -151,7 +151,7 @@ def _validated_overlaps(Q, R, T=None, *, names=("Q", "R"), time_axis=True, symme
     return Q, R, T, p, p_star
 
 
-def population_risk(Q, R, T=None, noise=0.0):
+def population_risk(Q, R, T=None, *, noise=0.0):
     """Closed-form population risk :math:`\\epsilon_g = \\tfrac12 E[(\\hat y - y)^2]`.
 
     .. math::

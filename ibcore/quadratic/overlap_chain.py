@@ -166,7 +166,7 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
             records.append(S.copy())
             done.append(pos)
             if stop is not None:
-                below = np.array([population_risk(s[:p, :p], s[:p, p:], T, noise) < stop
+                below = np.array([population_risk(s[:p, :p], s[:p, p:], T, noise=noise) < stop
                                   for s, T in zip(S, Ts_checked)]) & (last < 0)
                 last[below] = len(records) - 1
                 step_coef[below] = 0.0

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 
-def plateau_overlap(p, p_star, lr=None, noise=0.0):
+def plateau_overlap(p, p_star, *, lr=None, noise=0.0):
     """Plateau value :math:`\\bar Q` of the diagonal of :math:`Q` (with :math:`R = 0`, :math:`T = I`).
 
     Gradient flow (``lr=None``): :math:`\\bar Q = p/(p+2)` [D]. With the γ² term,
@@ -100,7 +100,7 @@ def plateau_overlap(p, p_star, lr=None, noise=0.0):
     return 2.0 * c / (-b + np.sqrt(disc))
 
 
-def plateau_risk(p, p_star, lr=None, noise=0.0):
+def plateau_risk(p, p_star, *, lr=None, noise=0.0):
     """Population risk at the plateau :math:`R = 0`, :math:`Q = \\bar Q I`, :math:`T = I`.
 
     .. math::
@@ -131,11 +131,11 @@ def plateau_risk(p, p_star, lr=None, noise=0.0):
     >>> print(round(q.plateau_risk(4, 2), 6))
     0.666667
     """
-    q = plateau_overlap(p, p_star, lr, noise)
+    q = plateau_overlap(p, p_star, lr=lr, noise=noise)
     return 0.5 * (q - 1.0) ** 2 + q * q / p + 1.0 / p_star + 0.5 * noise
 
 
-def norm_learning_overlap(t, p, q0=1.0):
+def norm_learning_overlap(t, p, *, q0=1.0):
     """Closed-form norm-learning stage under gradient flow with :math:`R = 0` [D].
 
     .. math::
@@ -173,7 +173,7 @@ def norm_learning_overlap(t, p, q0=1.0):
     return qbar * q0 / (qbar * e + q0 * (1.0 - e))
 
 
-def norm_learning_risk(t, p, p_star, q0=1.0):
+def norm_learning_risk(t, p, p_star, *, q0=1.0):
     """Population risk along the exact norm-learning solution :math:`R = 0`, :math:`Q = q(t')I` [D].
 
     .. math::
@@ -206,13 +206,13 @@ def norm_learning_risk(t, p, p_star, q0=1.0):
     [0.75   0.6667]
     """
     p_star = positive_int("p_star", p_star)
-    q = np.atleast_1d(norm_learning_overlap(t, p, q0))
+    q = np.atleast_1d(norm_learning_overlap(t, p, q0=q0))
     p = int(p)
     risk = population_risk(q[:, None, None] * np.eye(p), np.zeros((q.size, p, p_star)))
     return risk if np.ndim(t) else float(risk[0])
 
 
-def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
+def plateau_growth_rate(p, p_star, *, lr=None, noise=0.0):
     """Growth rate per unit :math:`t'` of the student-teacher overlap R on the plateau [D].
 
     On the plateau :math:`R\\approx 0`, :math:`Q = \\bar Q_\\gamma I`, :math:`T = I`, the
@@ -255,11 +255,11 @@ def plateau_growth_rate(p, p_star, lr=None, noise=0.0):
     2.0
     """
     p, p_star = _validated_sizes(p, p_star)
-    lift = plateau_overlap(p, p_star, lr, noise) - p / (p + 2.0)
+    lift = plateau_overlap(p, p_star, lr=lr, noise=noise) - p / (p + 2.0)
     return 4.0 / p_star - 2.0 * (1.0 + 2.0 / p) * lift
 
 
-def linear_escape_overlap(t, R0, p, q0=1.0):
+def linear_escape_overlap(t, R0, p, *, q0=1.0):
     """Small-R solution during norm learning and plateau, gradient flow, :math:`Q(0) = q_0 I` [D].
 
     .. math::
@@ -298,7 +298,7 @@ def linear_escape_overlap(t, R0, p, q0=1.0):
     t = np.atleast_1d(finite_array("t", t))
     R0 = finite_array("R0", R0, ndim=2)
     p_star = R0.shape[1]
-    q = norm_learning_overlap(t, p, q0)
+    q = norm_learning_overlap(t, p, q0=q0)
     return R0[None] * (np.sqrt(q / q0) * np.exp(4.0 * t / p_star))[:, None, None]
 
 
@@ -367,7 +367,7 @@ def escape_time(t, risk, plateau_risk, *, fraction=0.5):
     return float(t[i - 1] + (t[i] - t[i - 1]) * (r0 - level) / (r0 - r1))
 
 
-def escape_time_law(p_star, N, q0=1.0):
+def escape_time_law(p_star, N, *, q0=1.0):
     """Large-p asymptote of the escape time, :math:`t'_{esc}\\approx\\frac{p^*}{8}\\ln\\frac{N}{p^* q_0}` [D].
 
     The slope :math:`dt'_{esc}/d\\ln N = p^*/8` holds for every p; the offset

@@ -267,7 +267,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
             Qs.append(Q)
             Rs.append(R)
             done.append(pos)
-            if stop is not None and population_risk(Q, R, T, noise) < stop:
+            if stop is not None and population_risk(Q, R, T, noise=noise) < stop:
                 success = True
                 break
     return _make_result(done, Qs, Rs, T, W.copy(), lr, noise, success)
@@ -284,5 +284,5 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success, *, N=None):
     message = (f"reached its goal after {step[-1]} SGD steps (t′ = {t[-1]:.6g})" if success
                else f"the risk stayed above stop_below for all {step[-1]} SGD steps (t′ = {t[-1]:.6g})")
     return SGDTrajectory(t=t, Q=Q, R=R,
-                         risk=np.atleast_1d(population_risk(Q, R, T, noise)), T=T, lr=lr,
+                         risk=np.atleast_1d(population_risk(Q, R, T, noise=noise)), T=T, lr=lr,
                          noise=noise, kind="sgd", step=step, W=W, N=N, success=bool(success), message=message)

@@ -110,7 +110,7 @@ def _two_neuron_trial(*, n, d, b0, c, tol, max_steps, rng):
     return {
         "gap": gap,
         "gap_scaled": gap / np.sqrt(n / d),
-        "orthogonal_gap": two_neuron_orthogonal_gap(y, b0),
+        "orthogonal_gap": two_neuron_orthogonal_gap(y, b0=b0),
         "decoupled": float(np.mean(wrong <= 0)),
         "predicted_decoupled": float(np.mean(np.abs(y) > 2 * b0)),
         "wrong_share": float(np.sum(np.maximum(wrong, 0.0)) / np.sum(np.abs(y))),

@@ -82,7 +82,7 @@ def orthogonal_stabilisation_step(y, c, *, b0=1.0) -> int:
     return int(np.ceil(steps.max()))
 
 
-def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
+def two_neuron_orthogonal_limit(y, *, b0) -> np.ndarray:
     r"""Gradient-flow limit :math:`(\beta_+, \beta_-)` of the two-neuron model on orthogonal data.
 
     The model is :math:`f = \sigma(\beta_+) - \sigma(\beta_-)`.
@@ -114,7 +114,7 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> print(R.two_neuron_orthogonal_limit(np.array([1.0, -0.5, 0.05]), 0.1))
+    >>> print(R.two_neuron_orthogonal_limit(np.array([1.0, -0.5, 0.05]), b0=0.1))
     [[1.    0.    0.125]
      [0.    0.5   0.075]]
     """
@@ -126,7 +126,7 @@ def two_neuron_orthogonal_limit(y, b0) -> np.ndarray:
     return np.stack([plus, minus])
 
 
-def two_neuron_orthogonal_gap(y, b0) -> float:
+def two_neuron_orthogonal_gap(y, *, b0) -> float:
     r"""Relative gap of :func:`~ibcore.relu.two_neuron_orthogonal_limit` to the decoupled target.
 
     On orthogonal data with equal norms :math:`\lVert w\rVert \propto \lVert\beta\rVert`, and the
@@ -156,11 +156,11 @@ def two_neuron_orthogonal_gap(y, b0) -> float:
     --------
     >>> import numpy as np
     >>> import ibcore.relu as R
-    >>> print(round(R.two_neuron_orthogonal_gap(np.array([1.0, -0.5, 0.05]), 0.1), 4))
+    >>> print(round(R.two_neuron_orthogonal_gap(np.array([1.0, -0.5, 0.05]), b0=0.1), 4))
     0.0948
     """
     y = finite_array("y", y, ndim=1)
     if not np.any(y != 0):
         raise ValueError("y is all zero, so the relative gap is undefined")
     target = np.stack([np.maximum(y, 0.0), np.maximum(-y, 0.0)])
-    return float(np.linalg.norm(two_neuron_orthogonal_limit(y, b0) - target) / np.linalg.norm(y))
+    return float(np.linalg.norm(two_neuron_orthogonal_limit(y, b0=b0) - target) / np.linalg.norm(y))

@@ -61,7 +61,7 @@ class FirstOrderLimit:
     """β* of the min-norm solution w*."""
 
 
-def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
+def first_order_limit(K, y, *, b0=1.0) -> FirstOrderLimit:
     r"""The GD limit and :math:`w^\star` to first order in the cross-talk :math:`\varepsilon = K/d - I`.
 
     The formulas are those of the module docstring (:mod:`ibcore.relu.perturbation`).
@@ -108,7 +108,7 @@ def first_order_limit(K, y, b0=1.0) -> FirstOrderLimit:
     return FirstOrderLimit(gd=gd, star=star)
 
 
-def first_order_gap(K, y, b0=1.0) -> float:
+def first_order_gap(K, y, *, b0=1.0) -> float:
     r"""The relative gap :math:`\lVert w_{GD} - w^\star\rVert/\lVert w^\star\rVert` at first order in the cross-talk.
 
     .. math::
@@ -143,7 +143,7 @@ def first_order_gap(K, y, b0=1.0) -> float:
     >>> print(f"{R.first_order_gap(K, y):.4f}")   # of order sqrt(n/d)
     0.0006
     """
-    limit = first_order_limit(K, y, b0)
+    limit = first_order_limit(K, y, b0=b0)
     y = np.asarray(y, float)
     if not np.any(y > 0):
         raise ValueError("y has no positive label, so w* = 0 and the relative gap is undefined")

@@ -28,7 +28,7 @@ def test_rhs_is_built_from_the_moments(noise, teacher):
     m_R, m_Q = error_first_moments(Q, R, T)
     dQ, dR = q.ode_rhs(Q, R, T, lr=lr, noise=noise)
     np.testing.assert_allclose(dR, -2 * m_R, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise),
+    np.testing.assert_allclose(dQ, -4 * m_Q + 4 * lr / p * q.phi_matrix(Q, R, T, noise=noise),
                                rtol=1e-12, atol=1e-12)
     dQ_gf, dR_gf = q.ode_rhs(Q, R, T)
     np.testing.assert_allclose(dQ_gf, -4 * m_Q, rtol=1e-12, atol=1e-12)
@@ -120,11 +120,11 @@ def test_norm_learning_closed_form():
     p, p_star, q0 = 4, 2, 0.2
     traj = q.integrate_odes(q0 * np.eye(p), np.zeros((p, p_star)), t_max=5.0, grid="linear",
                             n_points=101)
-    expected = q.norm_learning_overlap(traj.t, p, q0)
+    expected = q.norm_learning_overlap(traj.t, p, q0=q0)
     assert np.max(np.abs(traj.Q[:, 0, 0] - expected)) < 1e-8
     # along R = 0 the risk is that of the ODE run (population_risk of order_parameters)
-    np.testing.assert_allclose(q.norm_learning_risk(traj.t, p, p_star, q0), traj.risk, rtol=1e-8)
-    scalar = q.norm_learning_risk(1.0, p, p_star, q0)
+    np.testing.assert_allclose(q.norm_learning_risk(traj.t, p, p_star, q0=q0), traj.risk, rtol=1e-8)
+    scalar = q.norm_learning_risk(1.0, p, p_star, q0=q0)
     assert isinstance(scalar, float) and scalar == pytest.approx(traj.risk[20], rel=1e-8)  # t[20] = 1
 
 
@@ -134,7 +134,7 @@ def test_linear_escape_from_a_small_start():
     R0 = 1e-6 * np.random.default_rng(3).standard_normal((p, p_star))
     traj = q.integrate_odes(q0 * np.eye(p), R0, t_max=3.0, grid="linear", n_points=31, rtol=1e-11,
                             atol=1e-16)
-    R_lin = q.linear_escape_overlap(traj.t, R0, p, q0)
+    R_lin = q.linear_escape_overlap(traj.t, R0, p, q0=q0)
     rel = np.linalg.norm(traj.R - R_lin, axis=(1, 2)) / np.linalg.norm(R_lin, axis=(1, 2))
     assert rel.max() < 1e-4
 
@@ -327,7 +327,7 @@ def test_integrator_is_fixed_step_runge_kutta_on_ode_rhs(lr, noise):
     np.testing.assert_allclose(traj.R, ys[:, p * p:].reshape(-1, p, p_star), rtol=0, atol=1e-8)
     np.testing.assert_array_equal(traj.Q, np.swapaxes(traj.Q, 1, 2))
     np.testing.assert_allclose(traj.risk, [q.population_risk(y[: p * p].reshape(p, p),
-                                                             y[p * p:].reshape(p, p_star), T, noise)
+                                                             y[p * p:].reshape(p, p_star), T, noise=noise)
                                            for y in ys], rtol=0, atol=1e-8)
     assert np.max(np.abs(ys[-1] - ys[0])) > 0.1   # the overlaps moved
     assert traj.lr == lr and traj.noise == noise and traj.kind == "ode"

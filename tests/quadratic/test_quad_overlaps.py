@@ -38,7 +38,7 @@ def test_risk_matches_monte_carlo(p, p_star, noise):
     rng = np.random.default_rng(10 + p)
     W, W_star, _, _, err = _joint_samples(p, p_star, 7, rng, noise)
     Q, R, T = overlaps(W, W_star)
-    _assert_mc(0.5 * err**2, population_risk(Q, R, T, noise))
+    _assert_mc(0.5 * err**2, population_risk(Q, R, T, noise=noise))
 
 
 @pytest.mark.parametrize("p,p_star", [(3, 2), (2, 3)])
@@ -55,7 +55,7 @@ def test_phi_matches_monte_carlo(p, p_star, noise):
     rng = np.random.default_rng(30 + p)
     W, W_star, lam, _, err = _joint_samples(p, p_star, 6, rng, noise)
     Q, R, T = overlaps(W, W_star)
-    _assert_mc((err**2)[:, None, None] * lam[:, :, None] * lam[:, None, :], phi_matrix(Q, R, T, noise))
+    _assert_mc((err**2)[:, None, None] * lam[:, :, None] * lam[:, None, :], phi_matrix(Q, R, T, noise=noise))
 
 
 def test_phi_is_not_trivially_matched():
@@ -121,11 +121,11 @@ def test_phi_and_risk_equal_the_exact_wick_sum(p, p_star, noise):
     k = p + p_star
     phi = np.array([[sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b, i, j])
                          for a in range(k) for b in range(k)) for j in range(p)] for i in range(p)])
-    np.testing.assert_allclose(phi + noise * Q, phi_matrix(Q, R, T, noise), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(phi + noise * Q, phi_matrix(Q, R, T, noise=noise), rtol=1e-12, atol=1e-12)
     if not noise:  # the default is no label noise
         np.testing.assert_allclose(phi, phi_matrix(Q, R, T), rtol=1e-12, atol=1e-12)
     risk = 0.5 * sum(c[a] * c[b] * gaussian_moment(C, [a, a, b, b]) for a in range(k) for b in range(k))
-    assert risk + noise / 2 == pytest.approx(population_risk(Q, R, T, noise), rel=1e-12)
+    assert risk + noise / 2 == pytest.approx(population_risk(Q, R, T, noise=noise), rel=1e-12)
 
 
 def test_gaussian_moment_refuses_an_asymmetric_covariance_but_not_rounding():

@@ -103,7 +103,7 @@ def test_overshoot_gap_is_about_c_over_root_3():
 def test_two_neuron_limit_cases_and_conservation():
     y = np.array([0.9, 0.05, -0.02, -0.7, 0.2, -0.2])
     b = 0.1
-    plus, minus = R.two_neuron_orthogonal_limit(y, b)
+    plus, minus = R.two_neuron_orthogonal_limit(y, b0=b)
     np.testing.assert_allclose(plus, [0.9, 0.125, 0.09, 0.0, 0.2, 0.0])
     np.testing.assert_allclose(minus, [0.0, 0.075, 0.11, 0.7, 0.0, 0.2])
     np.testing.assert_allclose(plus - minus, y)  # the network fits every label
@@ -118,17 +118,17 @@ def test_two_neuron_limit_matches_gd_on_orthogonal_data():
     K = d * np.eye(n)
     run = R.gradient_descent_gram(K, y, R.two_neuron_init_gram(K, b0=b, trace=d), lr=R.lr_from_contraction_gram(c, K), record_every=None)
     assert run.success
-    np.testing.assert_allclose(run.beta, R.two_neuron_orthogonal_limit(y, b), atol=2 * c)
+    np.testing.assert_allclose(run.beta, R.two_neuron_orthogonal_limit(y, b0=b), atol=2 * c)
     gap = R.relative_gap_gram(K, run.coef, R.min_norm_pair_gram(K, y))
-    assert abs(gap - R.two_neuron_orthogonal_gap(y, b)) < 2 * c
+    assert abs(gap - R.two_neuron_orthogonal_gap(y, b0=b)) < 2 * c
 
 
 def test_two_neuron_gap_mean_square_is_4_b_cubed():
     y = np.random.default_rng(1).uniform(-1, 1, 200_000)
     for b in (0.05, 0.2):
         # one huge draw: the ratio of sums converges to E[num]/E[den] = 4 b³ (relative error ~1%)
-        assert R.two_neuron_orthogonal_gap(y, b) ** 2 == pytest.approx(4 * b ** 3, rel=0.03)
-    assert R.two_neuron_orthogonal_gap(y, 1e-9) < 1e-6
+        assert R.two_neuron_orthogonal_gap(y, b0=b) ** 2 == pytest.approx(4 * b ** 3, rel=0.03)
+    assert R.two_neuron_orthogonal_gap(y, b0=1e-9) < 1e-6
 
 
 @pytest.mark.parametrize("bad", [dict(y=np.zeros(4), b0=0.1), dict(y=np.ones(4), b0=0.0),

@@ -14,10 +14,10 @@ def test_first_order_limit_on_orthogonal_data_is_exact():
     """No cross-talk: GD and w* both put every negative label at 0, whatever b0."""
     y = R.sample_labels(12, rng=0)
     for b0 in (1.0, 0.05):
-        limit = R.first_order_limit(500.0 * np.eye(12), y, b0)
+        limit = R.first_order_limit(500.0 * np.eye(12), y, b0=b0)
         np.testing.assert_array_equal(limit.gd, np.where(y > 0, y, 0.0))
         np.testing.assert_array_equal(limit.star, limit.gd)
-        assert R.first_order_gap(500.0 * np.eye(12), y, b0) == 0.0
+        assert R.first_order_gap(500.0 * np.eye(12), y, b0=b0) == 0.0
 
 
 def test_first_order_star_is_w_star_to_first_order():
@@ -39,14 +39,14 @@ def test_first_order_gap_predicts_the_gd_gap(b0):
         y, K = draw(n, d, seed)
         run = R.gradient_descent_gram(K, y, R.all_active_init_gram(K, b0=b0, trace=d), lr=R.lr_from_contraction_gram(c, K), tol=1e-10, record_every=None)
         gap = R.relative_gap_gram(K, run.coef, R.min_norm_solution_gram(K, y).nu)
-        ratios.append(R.first_order_gap(K, y, b0) / gap)
+        ratios.append(R.first_order_gap(K, y, b0=b0) / gap)
     assert abs(np.median(ratios) - 1) < 0.25, ratios
 
 
 def test_first_order_gap_vanishes_with_b0():
     """Every mismatch carries b0/(b0 + |y_i|): the predicted gap falls with b0, towards 0."""
     y, K = draw(20, 5000, 3)
-    gaps = [R.first_order_gap(K, y, b0) for b0 in (1.0, 0.1, 0.01, 1e-4)]
+    gaps = [R.first_order_gap(K, y, b0=b0) for b0 in (1.0, 0.1, 0.01, 1e-4)]
     assert gaps[0] > gaps[1] > gaps[2] > gaps[3] and gaps[3] < 0.05 * gaps[0]
 
 
