@@ -122,7 +122,7 @@ def least_squares_stability_bound(X) -> float:
 def least_squares_gd(X, y, w0, *, lr, max_steps=100_000, tol=1e-12, record_every=None, check_stability=True):
     """Gradient descent on least squares: the ReLU solver with the identity activation.
 
-    Same arguments and result (:class:`ibcore.relu.results.GDResult`) as
+    Same arguments and result (:class:`ibcore.relu.GDResult`) as
     :func:`ibcore.relu.gradient_descent` with one neuron and
     :math:`\\sigma(z) = z`, whose primal--dual iteration
     :math:`w_t = w_0 + X^\\top\\alpha_t`, :math:`\\beta_{t+1} = \\beta_t - \\frac{\\eta}{n}K(\\beta_t - y)`

@@ -13,6 +13,7 @@ A scaling exponent gets its interval the same way, from the individual trials ra
 from the group medians (:func:`fit_slope`)::
 
     fit_slope(table["d"], table["gap"], log=True)    # slope, lo, hi, count
+    fit_slope(d, curve, log=True, ci=None).slope     # the slope of a curve, no interval
 """
 from __future__ import annotations
 
@@ -21,8 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope", "fit_loglog_slope",
-           "SlopeFit"]
+__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope", "SlopeFit"]
 
 
 # statistics that get an interval: bootstrap for location and spread, binomial for a rate
@@ -261,7 +261,7 @@ def with_intervals(summary, *, digits: int = 2):
 
 
 class SlopeFit(NamedTuple):
-    """A least-squares slope with its confidence interval (:func:`fit_slope`).
+    """A least-squares slope with its confidence interval (:func:`fit_slope`; ``nan`` bounds with ``ci=None``).
 
     Examples
     --------
@@ -285,13 +285,13 @@ def _ls_slope(x, y, axis=-1):
         return (dx * dy).sum(axis=axis) / (dx * dx).sum(axis=axis)
 
 
-def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> SlopeFit:
-    """Least-squares slope of ``y`` against ``x`` over individual trials, with its interval.
+def fit_slope(x, y, *, log: bool = False, ci: float | None = 0.95, seed: int = 0) -> SlopeFit:
+    r"""Least-squares slope of ``y`` against ``x`` over individual trials, with its interval.
 
     The interval is a BCa bootstrap over the (x, y) pairs (9999 resamples,
     seeded), so a scaling exponent fitted over a sweep carries the scatter of its
     trials, not only that of the group medians. With ``log=True`` the fit is of
-    :math:`\\log y` against :math:`\\log x`, i.e. the exponent of :math:`y \\propto x^{slope}`.
+    :math:`\log y` against :math:`\log x`, i.e. the exponent of :math:`y \propto x^{slope}`.
 
     Parameters
     ----------
@@ -300,8 +300,9 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
         ``log=True``, positive; ``x`` must take at least two distinct values.
     log : bool
         Fit in log-log coordinates.
-    ci : float
-        Confidence level of the interval, in (0, 1).
+    ci : float or None
+        Confidence level of the interval, in (0, 1); ``None`` fits the slope alone (of a
+        curve, or of group medians), without a bootstrap: ``lo`` and ``hi`` are then ``nan``.
     seed : int
         Seed of the bootstrap resampling.
 
@@ -320,13 +321,16 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
     >>> fit = fit_slope(x, 3.0 * x ** 0.5, log=True)
     >>> print(round(fit.slope, 6), fit.count)
     0.5 8
+    >>> print(f"{fit_slope([1.0, 4.0, 16.0], [3.0, 1.5, 0.75], log=True, ci=None).slope:.2f}")   # no interval
+    -0.50
     """
     from scipy import stats as st
 
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    if x.ndim != 1 or x.shape != y.shape or x.size < 3:
-        raise ValueError(f"x and y must be 1-d of equal length >= 3, got shapes {x.shape} and {y.shape}")
+    least = 2 if ci is None else 3  # a bootstrap needs resamples with two distinct x
+    if x.ndim != 1 or x.shape != y.shape or x.size < least:
+        raise ValueError(f"x and y must be 1-d of equal length >= {least}, got shapes {x.shape} and {y.shape}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("x and y must be finite (drop the trials that did not finish first)")
     if log:
@@ -335,11 +339,11 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
         x, y = np.log(x), np.log(y)
     if np.unique(x).size < 2:
         raise ValueError("x must take at least two distinct values to fit a slope")
-    if not 0.0 < ci < 1.0:
-        raise ValueError(f"ci must lie in (0, 1), got {ci!r}")
+    if ci is not None and not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must lie in (0, 1) or be None, got {ci!r}")
     slope = float(_ls_slope(x, y))
     low = high = float("nan")
-    for method in ("BCa", "percentile"):
+    for method in () if ci is None else ("BCa", "percentile"):
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = st.bootstrap((x, y), _ls_slope, paired=True, vectorized=True, method=method,
@@ -348,23 +352,3 @@ def fit_slope(x, y, *, log: bool = False, ci: float = 0.95, seed: int = 0) -> Sl
         if np.isfinite(low) and np.isfinite(high):
             break
     return SlopeFit(slope, low, high, int(x.size))
-
-
-def fit_loglog_slope(x, y) -> tuple[float, float]:
-    """Least-squares fit of ``log y = slope * log x + log C``; returns ``(slope, C)``.
-
-    Examples
-    --------
-    >>> x = np.array([1.0, 4.0, 16.0])
-    >>> slope, C = fit_loglog_slope(x, 3.0 / np.sqrt(x))
-    >>> print(f"{slope:.2f} {C:.2f}")
-    -0.50 3.00
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise ValueError(f"x and y must be 1-d arrays of equal length >= 2, got shapes {x.shape} and {y.shape}")
-    if np.any(x <= 0) or np.any(y <= 0):
-        raise ValueError("x and y must be positive for a log-log fit")
-    slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
-    return float(slope), float(np.exp(intercept))

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from ibcore import progress, summary  # noqa: E402
+from ibcore import progress  # noqa: E402
 from ibcore.book import figure_report as _figure_report  # noqa: E402
 from ibcore.book import frames as frames_module  # noqa: E402
 from ibcore.book import style as plotting  # noqa: E402
@@ -27,16 +27,6 @@ def test_house_style_is_white_colourblind_safe_and_undotted():
     cycle = rc["axes.prop_cycle"].by_key()
     assert cycle["color"][:3] == [plotting.PALETTE["blue"], plotting.PALETTE["vermillion"], plotting.PALETTE["green"]]
     assert ":" not in cycle["linestyle"], "dotted lines are reserved for predictions"
-
-
-def test_fit_loglog_slope_recovers_a_power_law():
-    x = np.logspace(1, 4, 12)
-    slope, const = summary.fit_loglog_slope(x, 3.0 * x**-0.5)
-    assert slope == pytest.approx(-0.5) and const == pytest.approx(3.0)
-    with pytest.raises(ValueError, match="positive"):
-        summary.fit_loglog_slope([1, 2], [1, -1])
-    with pytest.raises(ValueError, match="equal length"):
-        summary.fit_loglog_slope([1, 2, 3], [1, 2])
 
 
 def _draw(a, b):

@@ -110,8 +110,22 @@ def test_fit_slope_covers_a_known_exponent_about_95_percent_of_the_time():
     assert exact.slope == pytest.approx(2.0) and exact.hi - exact.lo < 1e-9
 
 
+def test_fit_slope_without_an_interval_is_the_least_squares_slope_of_a_curve():
+    from ibcore.summary import fit_slope
+
+    x = np.logspace(1, 4, 12)
+    y = 3.0 * x**-0.5 * np.exp(0.1 * np.sin(np.arange(12)))  # not on the line: the fit has work to do
+    fit = fit_slope(x, y, log=True, ci=None)
+    assert fit.slope == pytest.approx(np.polyfit(np.log(x), np.log(y), 1)[0], rel=1e-12)
+    assert np.isnan(fit.lo) and np.isnan(fit.hi) and fit.count == 12
+    assert fit_slope([1.0, 2.0], [3.0, 5.0], ci=None).slope == pytest.approx(2.0)  # two points suffice
+    assert fit.slope == fit_slope(x, y, log=True).slope  # the same slope as with the bootstrap
+
+
 @pytest.mark.parametrize("x, y, kwargs, match", [
     ([1.0, 2.0], [1.0, 2.0], {}, "length >= 3"),
+    ([1.0], [1.0], {"ci": None}, "length >= 2"),
+    ([1.0, 2.0, 3.0], [1.0, 2.0], {"ci": None}, "equal length"),
     ([1.0, 2.0, 3.0], [1.0, np.nan, 2.0], {}, "finite"),
     ([1.0, 2.0, 3.0], [1.0, -1.0, 2.0], {"log": True}, "positive"),
     ([2.0, 2.0, 2.0], [1.0, 2.0, 3.0], {}, "two distinct"),

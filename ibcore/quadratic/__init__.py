@@ -89,6 +89,7 @@ from .phases import *  # noqa: F401,F403
 from .reduced import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
 from .symmetry import *  # noqa: F401,F403
+from .trajectory import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
@@ -96,6 +97,7 @@ __all__ = [
     *order_parameters.__all__,  # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
     *initialisation.__all__,  # random_frame, random_init, initial_overlaps
+    *trajectory.__all__,      # Trajectory: what the ODEs and SGD return
     *odes.__all__,            # ode_rhs, integrate_odes
     *reduced.__all__,         # integrate_reduced, reduced_escape_time
     *sgd.__all__,             # sgd_one_pass

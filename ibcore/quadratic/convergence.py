@@ -20,7 +20,7 @@ from .._result import result
 from ..validation import finite_array, nonnegative_float
 from .order_parameters import _validated_sizes
 
-__all__ = ["late_time_law", "fit_decay"]
+__all__ = ["late_time_law", "fit_decay", "LateTimeLaw", "DecayFit"]
 
 
 @result
@@ -39,6 +39,13 @@ class LateTimeLaw:
     prefactor : float
         Power-law prefactor :math:`C`; ``nan`` for an exponential (whose
         amplitude depends on the start).
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> law = q.late_time_law(8, 2)
+    >>> law.kind, law.exponent
+    ('power', 2.0)
     """
 
     kind: str
@@ -60,7 +67,7 @@ def late_time_law(p, p_star):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.convergence.LateTimeLaw`
+    :class:`~ibcore.quadratic.LateTimeLaw`
         For :math:`p = p^*`: ``kind="exponential"``, ``rate`` :math:`= 8/p^*`
         (:math:`\\epsilon_g\\propto e^{-8t'/p^*}`).
         For :math:`p > p^*`: ``kind="power"``, ``exponent = 2``, ``prefactor``
@@ -93,6 +100,15 @@ class DecayFit:
 
     ``kind == "exponential"``: :math:`\\epsilon \\approx A e^{-k t}`, ``value`` is the rate k.
     ``kind == "power"``: :math:`\\epsilon \\approx A t^{-\\beta}`, ``value`` is the exponent β.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> t = np.linspace(1.0, 10.0, 50)
+    >>> fit = q.fit_decay(t, 0.3 * np.exp(-2.0 * t), kind="exponential")
+    >>> round(fit.value, 6), round(fit.prefactor, 6), fit.n_points
+    (2.0, 0.3, 25)
     """
 
     kind: str
@@ -119,7 +135,7 @@ def fit_decay(t, risk, *, kind, t_min=None, t_max=None, floor=0.0):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.convergence.DecayFit`
+    :class:`~ibcore.quadratic.DecayFit`
 
     Examples
     --------

@@ -38,6 +38,8 @@ __all__ = [
     "hessian_spectrum_table",
     "teacher_directions",
     "zero_mode_directions",
+    "GroupedSpectrum",
+    "ZeroModes",
 ]
 
 #: Largest p·N for which the dense Hessian is built (a 8000² matrix is 512 MB).
@@ -105,7 +107,16 @@ def population_hessian(W, W_star, *, wrt="U"):
 
 @result
 class GroupedSpectrum:
-    """Distinct eigenvalues and their multiplicities."""
+    """Distinct eigenvalues and their multiplicities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> values, multiplicities = q.group_spectrum(np.array([0.0, 1.0, 1.0]))
+    >>> print(values, multiplicities)
+    [0. 1.] [1 2]
+    """
 
     values: np.ndarray
     """Increasing distinct eigenvalues."""
@@ -128,7 +139,7 @@ def group_spectrum(eigvals, *, tol=1e-6):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
+    :class:`~ibcore.quadratic.GroupedSpectrum`
         ``values`` (increasing distinct eigenvalues) and ``multiplicities``
         (ints); unpacks as ``values, multiplicities``.
 
@@ -178,7 +189,7 @@ def critical_point(kind, p, p_star, N, *, rng=None):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.initialisation.StudentTeacher`
+    :class:`~ibcore.quadratic.StudentTeacher`
         ``W`` (p, N) and ``W_star`` (p_star, N), with :math:`W^*W^{*T}/N = I`
         exactly; unpacks as ``W, W_star``.
 
@@ -236,7 +247,7 @@ def hessian_spectrum_table(kind, p, p_star, N, *, wrt="U"):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.hessian.GroupedSpectrum`
+    :class:`~ibcore.quadratic.GroupedSpectrum`
         ``values``, increasing distinct eigenvalues (w.r.t. U, or W if
         ``wrt="W"``), and ``multiplicities``, summing to pN (entries of
         multiplicity 0 are dropped).
@@ -320,7 +331,15 @@ def teacher_directions(p, W_star):
 
 @result
 class ZeroModes:
-    """The flat directions of the Hessian on the zero-loss manifold (:func:`~ibcore.quadratic.zero_mode_directions`)."""
+    """The flat directions of the Hessian on the zero-loss manifold (:func:`~ibcore.quadratic.zero_mode_directions`).
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> modes = q.zero_mode_directions(*q.critical_point("zero_loss", 3, 2, 8, rng=0))
+    >>> modes.tangent.shape, modes.marginal.shape
+    ((3, 24), (6, 24))
+    """
 
     tangent: np.ndarray
     """Rotations along the manifold, shape (p p* - p*(p*+1)/2, p N)."""
@@ -356,7 +375,7 @@ def zero_mode_directions(W, W_star):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.hessian.ZeroModes`
+    :class:`~ibcore.quadratic.ZeroModes`
         ``tangent`` (p p* - p*(p*+1)/2, p N) and ``marginal``
         ((p - p*)(N - p*), p N): orthonormal rows (row-major flattening of
         :func:`~ibcore.quadratic.population_hessian`), mutually orthogonal; unpacks as

@@ -22,12 +22,20 @@ from .._result import result
 from ..validation import nonnegative_float, orthonormal_columns, positive_float, positive_int
 from .order_parameters import Overlaps, _validated_sizes
 
-__all__ = ["random_frame", "random_init", "initial_overlaps"]
+__all__ = ["random_frame", "random_init", "initial_overlaps", "StudentTeacher"]
 
 
 @result
 class StudentTeacher:
-    """Student and teacher first-layer weights."""
+    """Student and teacher first-layer weights.
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(3, 2, 1000, rng=0)
+    >>> W0.shape, W_star.shape
+    ((3, 1000), (2, 1000))
+    """
 
     W: np.ndarray
     """Student weights, shape (p, N)."""
@@ -118,7 +126,7 @@ def random_init(p, p_star, N, *, q0=1.0, informative=0.0, rng=None):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.initialisation.StudentTeacher`
+    :class:`~ibcore.quadratic.StudentTeacher`
         ``W`` (p, N), the student, and ``W_star`` (p_star, N); unpacks as
         ``W0, W_star``.
 
@@ -163,7 +171,7 @@ def initial_overlaps(p, p_star, N, *, q0=1.0, rng=None):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.order_parameters.Overlaps`
+    :class:`~ibcore.quadratic.Overlaps`
         ``Q`` (p, p) :math:`= q_0 I`, ``R`` (p, p_star) and ``T``, the
         identity; unpacks as ``Q0, R0, T``.
 

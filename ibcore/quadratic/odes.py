@@ -34,7 +34,7 @@ from .moments import _phi_coefficients
 from .order_parameters import population_risk, _validated_overlaps
 from .trajectory import Trajectory
 
-__all__ = ["ode_rhs", "integrate_odes"]
+__all__ = ["ode_rhs", "integrate_odes", "OverlapRates"]
 
 #: Q or R entries beyond this size count as a blow-up of the ODE.
 _BLOWUP = 1e8
@@ -139,7 +139,16 @@ class _FullRHS:
 
 @result
 class OverlapRates:
-    """Time derivatives of the overlaps with respect to :math:`t'`."""
+    """Time derivatives of the overlaps with respect to :math:`t'`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> dQ, dR = q.ode_rhs(np.eye(2), np.eye(2))   # a zero-loss point: nothing moves
+    >>> print(np.abs(dQ).max(), np.abs(dR).max())
+    0.0 0.0
+    """
 
     dQ: np.ndarray
     dR: np.ndarray
@@ -160,7 +169,7 @@ def ode_rhs(Q, R, T=None, *, lr=None, noise=0.0):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.odes.OverlapRates`
+    :class:`~ibcore.quadratic.OverlapRates`
         ``dQ`` and ``dR``, derivatives with respect to :math:`t' = (\\gamma/p)\\alpha`.
 
     Examples
@@ -278,7 +287,7 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
 
     Returns
     -------
-    :class:`~ibcore.quadratic.trajectory.Trajectory`
+    :class:`~ibcore.quadratic.Trajectory`
         ``.t``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``.
 
     Raises

@@ -24,16 +24,20 @@ import numpy as np
 from .._result import result
 from ..validation import finite_array, nonnegative_float, positive_int
 
-__all__ = [
-    "overlaps",
-    "population_risk",
-    "monte_carlo_risk",
-]
+__all__ = ["overlaps", "population_risk", "monte_carlo_risk", "Overlaps", "MonteCarloEstimate"]
 
 
 @result
 class Overlaps:
-    """The order parameters :math:`(Q, R, T)` of a student and a teacher."""
+    """The order parameters :math:`(Q, R, T)` of a student and a teacher.
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> Q, R, T = q.overlaps(*q.random_init(3, 2, 1000, rng=0))
+    >>> Q.shape, R.shape, T.shape
+    ((3, 3), (3, 2), (2, 2))
+    """
 
     Q: np.ndarray
     """Student-student overlap :math:`WW^T/N`, shape (p, p)."""
@@ -55,7 +59,7 @@ def overlaps(W, W_star):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.order_parameters.Overlaps`
+    :class:`~ibcore.quadratic.Overlaps`
         ``Q`` (p, p) :math:`= WW^T/N`, ``R`` (p, p_star) :math:`= WW^{*T}/N`
         (called :math:`\\rho` in some papers) and ``T`` (p_star, p_star)
         :math:`= W^*W^{*T}/N`; unpacks as ``Q, R, T``.
@@ -203,7 +207,16 @@ def population_risk(Q, R, T=None, *, noise=0.0):
 
 @result
 class MonteCarloEstimate:
-    """A Monte Carlo mean and its standard error."""
+    """A Monte Carlo mean and its standard error.
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> W, W_star = q.random_init(3, 2, 100, rng=0)
+    >>> mean, stderr = q.monte_carlo_risk(W, W_star, 10_000, rng=1)
+    >>> bool(0 < stderr < mean)
+    True
+    """
 
     mean: float
     stderr: float
@@ -233,7 +246,7 @@ def monte_carlo_risk(W, W_star, n_samples, *, noise=0.0, rng=None, batch=20_000)
 
     Returns
     -------
-    :class:`~ibcore.quadratic.order_parameters.MonteCarloEstimate`
+    :class:`~ibcore.quadratic.MonteCarloEstimate`
         ``mean``, the estimate, and ``stderr``, its standard error (sample
         standard deviation of the loss / √n); unpacks as ``mean, stderr``.
 

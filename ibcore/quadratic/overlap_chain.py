@@ -75,7 +75,7 @@ def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, r
 
     Returns
     -------
-    :class:`~ibcore.quadratic.sgd.SGDTrajectory`
+    :class:`~ibcore.quadratic.SGDTrajectory`
         As :func:`~ibcore.quadratic.sgd_one_pass` returns, with ``W = None``.
 
     Raises
@@ -105,7 +105,7 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
 
     The runs share the Python work of each step; each run's trajectory is the one it has
     alone. A run that reaches ``stop_below`` stops there (its records end); the batch goes on
-    while one run has not. Returns one :class:`~ibcore.quadratic.sgd.SGDTrajectory` per run.
+    while one run has not. Returns one :class:`~ibcore.quadratic.SGDTrajectory` per run.
     """
     if not len(rngs) or len({len(Q0s), len(R0s), len(Ts), len(rngs)}) > 1:
         raise ValueError(f"Q0s, R0s, Ts and rngs must have the same non-zero length, got "

@@ -48,7 +48,7 @@ from .order_parameters import _validated_overlaps
 from .phases import _escape_level, plateau_risk
 from .trajectory import Trajectory
 
-__all__ = ["integrate_reduced", "reduced_escape_time"]
+__all__ = ["integrate_reduced", "reduced_escape_time", "ReducedTrajectory"]
 
 
 @result
@@ -159,11 +159,19 @@ class _ReducedRHS:
 
 @result(kw_only=True)
 class ReducedTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of the reduced system, with the reduced coordinates.
+    """:class:`~ibcore.quadratic.Trajectory` of the reduced system, with the reduced coordinates.
 
     Extra attributes: ``r`` and ``d`` (n_t, p_star), ``a`` (n_t,), and the
     fixed frame ``U`` (p, p_star), ``V`` (p_star, p_star). ``Q`` and ``R`` are
     the full matrices rebuilt from them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> traj = q.integrate_reduced(*q.initial_overlaps(8, 2, 1000, rng=0), t_max=10.0, n_points=20)
+    >>> traj.kind, traj.Q.shape
+    ('reduced', (20, 8, 8))
     """
 
     r: np.ndarray
@@ -218,7 +226,7 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
 
     Returns
     -------
-    :class:`~ibcore.quadratic.reduced.ReducedTrajectory`
+    :class:`~ibcore.quadratic.ReducedTrajectory`
         ``.t``, the full ``.Q`` (n_t, p, p) and ``.R`` (n_t, p, p_star) rebuilt from the
         reduced coordinates, ``.risk``, and the coordinates ``.r``, ``.d``, ``.a`` with the
         fixed frame ``.U``, ``.V``.

@@ -45,12 +45,12 @@ from .clock import sgd_steps, sgd_time
 from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
-__all__ = ["sgd_one_pass"]
+__all__ = ["sgd_one_pass", "SGDTrajectory"]
 
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
-    """:class:`~ibcore.quadratic.trajectory.Trajectory` of an SGD run: its attributes, and those below.
+    """:class:`~ibcore.quadratic.Trajectory` of an SGD run: its attributes, and those below.
 
     Attributes
     ----------
@@ -64,6 +64,14 @@ class SGDTrajectory(Trajectory):
     success : bool
         The run reached its goal: the level ``stop_below`` when one was given
         (``False`` if the run ended above it), otherwise its last step.
+
+    Examples
+    --------
+    >>> import ibcore.quadratic as q
+    >>> W0, W_star = q.random_init(4, 2, 500, informative=0.3, rng=0)
+    >>> run = q.sgd_one_pass(W0, W_star, lr=0.4, t_max=1.0, rng=1, record_every=250)
+    >>> run.kind, run.success, run.n_steps, run.step[:3]
+    ('sgd', True, 5000, array([  0, 250, 500]))
     """
 
     step: np.ndarray
@@ -208,7 +216,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
 
     Returns
     -------
-    :class:`~ibcore.quadratic.sgd.SGDTrajectory`
+    :class:`~ibcore.quadratic.SGDTrajectory`
         ``.step`` and ``.t`` (the records, in steps and in :math:`t'`), ``.Q``
         (n_rec, p, p), ``.R`` (n_rec, p, p_star), ``.risk`` (population risk
         from the overlaps, :math:`\\Delta/2` included), ``.W`` (final weights),

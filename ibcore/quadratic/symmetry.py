@@ -37,6 +37,7 @@ __all__ = [
     "frame_drift",
     "closest_zero_loss_solution",
     "closest_zero_loss_weights",
+    "ZeroLossPoint",
 ]
 
 
@@ -105,7 +106,16 @@ def frame_drift(R, reference=None):
 
 @result
 class ZeroLossPoint:
-    """Overlaps of a point of the zero-loss manifold."""
+    """Overlaps of a point of the zero-loss manifold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> point = q.closest_zero_loss_solution(np.array([[0.1, 0.0], [0.0, 0.2], [0.0, 0.0]]))
+    >>> point.Q.shape, point.R.shape
+    ((3, 3), (3, 2))
+    """
 
     Q: np.ndarray
     """:math:`Q_\\infty = R_\\infty R_\\infty^T`, shape (p, p)."""
@@ -130,7 +140,7 @@ def closest_zero_loss_solution(R0):
 
     Returns
     -------
-    :class:`~ibcore.quadratic.symmetry.ZeroLossPoint`
+    :class:`~ibcore.quadratic.ZeroLossPoint`
         ``Q`` (p, p) and ``R`` (p, p_star); unpacks as ``Q_inf, R_inf``.
 
     Examples

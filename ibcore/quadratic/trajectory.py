@@ -1,6 +1,6 @@
 """The result object shared by the ODE integrators and the SGD simulator.
 
-A :class:`~ibcore.quadratic.trajectory.Trajectory` holds overlaps sampled at times :math:`t'` (the one
+A :class:`~ibcore.quadratic.Trajectory` holds overlaps sampled at times :math:`t'` (the one
 clock of :mod:`~ibcore.quadratic.clock`) and the population risk computed from
 them, so that ODE and SGD curves are plotted and compared with the same code.
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from .._result import result
 
-__all__ = []
+__all__ = ["Trajectory"]
 
 
 @result(kw_only=True)
@@ -41,12 +41,20 @@ class Trajectory:
     success : bool
         Whether the run reached its goal: the end of the horizon for the ODEs (a
         blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
-        :class:`~ibcore.quadratic.sgd.SGDTrajectory`.
+        :class:`~ibcore.quadratic.SGDTrajectory`.
     message : str
         Why the run stopped, in words.
     nfev : int or None
         Right-hand-side evaluations of the ODE solver, as SciPy counts them
         (``None`` for SGD).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.quadratic as q
+    >>> traj = q.integrate_odes(*q.initial_overlaps(4, 2, 1000, rng=0), t_max=20.0, n_points=50)
+    >>> traj.kind, traj.t.shape, traj.p, traj.p_star
+    ('ode', (50,), 4, 2)
     """
 
     t: np.ndarray

@@ -16,7 +16,7 @@ the Gram form, named with the suffix ``_gram``, takes K and works with data-span
 * model, stability -- :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`, its loss, and step sizes
   (:func:`~ibcore.relu.lr_from_contraction`, :func:`~ibcore.relu.default_contraction`);
 * gd, results -- :func:`~ibcore.relu.gradient_descent` (primal–dual,
-  :math:`O(mn^2)` per step) and :func:`~ibcore.relu.gradient_descent_gram`, and what they return, :class:`~ibcore.relu.results.GDResult`
+  :math:`O(mn^2)` per step) and :func:`~ibcore.relu.gradient_descent_gram`, and what they return, :class:`~ibcore.relu.GDResult`
   (its loop is the internal module ``_iteration``);
 * min_norm, disjoint -- the targets: :func:`~ibcore.relu.min_norm_solution` (exact dual solve),
   :func:`~ibcore.relu.positive_subset_least_squares`, the two-neuron target, and the targets of

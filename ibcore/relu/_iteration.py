@@ -4,7 +4,7 @@ r"""The GD loop of the primal–dual solver (internal): one loop for one run or 
 *state* holding B runs of one shape (arrays ``beta`` and ``alpha`` of shape (B, m, n), updated
 in place) and owns everything the runs share: the divergence check, the stopping rule, the
 activation-pattern bookkeeping, the recorded histories and the
-:class:`~ibcore.relu.results.GDResult` of each run. The state has four methods: ``step()``
+:class:`~ibcore.relu.GDResult` of each run. The state has four methods: ``step()``
 takes one GD step of every run and returns the list of ‖w_{t+1} - w_t‖² (Frobenius, over all
 neurons), one float per run, ``w_sq()`` the list of ‖w_{t+1}‖², ``finite(w_sq)`` says per run whether its
 iterate is still finite, given the values ``w_sq()`` just returned, and ``keep(rows)`` forgets
@@ -137,7 +137,7 @@ class _PatternTracker:
 
 
 def _history(setup, records) -> GDHistory:
-    """The :class:`~ibcore.relu.results.GDHistory` of records (t, β, α, loss)."""
+    """The :class:`~ibcore.relu.GDHistory` of records (t, β, α, loss)."""
     cut = (lambda a: a[:, 0]) if setup.squeeze else (lambda a: a)
     steps, betas, alphas, losses = zip(*records)
     beta = np.stack(betas)
@@ -147,7 +147,7 @@ def _history(setup, records) -> GDHistory:
 
 
 def run_gd(state, setups, *, bounds, weights, alpha0s) -> list[GDResult]:
-    """Iterate a stack of runs to their stopping rules, together; the :class:`~ibcore.relu.results.GDResult` of each.
+    """Iterate a stack of runs to their stopping rules, together; the :class:`~ibcore.relu.GDResult` of each.
 
     Each run stops at its own step, with its own results: every row's arithmetic is that of
     its run alone, so each result is the same whatever other runs share the stack.
@@ -229,7 +229,7 @@ def run_gd(state, setups, *, bounds, weights, alpha0s) -> list[GDResult]:
 
 
 def _result(s, t, success, beta, alpha, last_change, reactivations, history, *, w, alpha0) -> GDResult:
-    """The :class:`~ibcore.relu.results.GDResult` of a run of setup ``s`` that ended after step t."""
+    """The :class:`~ibcore.relu.GDResult` of a run of setup ``s`` that ended after step t."""
     cut = (lambda a: a[0]) if s.squeeze else (lambda a: a)
     h = np.maximum(beta, 0.0) if s.relu else beta
     return GDResult(

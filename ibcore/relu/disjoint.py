@@ -16,7 +16,12 @@ from ..validation import finite_array
 from .gram import _validated_gram
 from .min_norm import _bounded_dual, _solve, _solve_dual
 
-__all__ = ["disjoint_targets_gram", "disjoint_closest_targets_gram", "disjoint_linear_limit_gram"]
+__all__ = [
+    "disjoint_targets_gram",
+    "disjoint_closest_targets_gram",
+    "disjoint_linear_limit_gram",
+    "LinearLimit",
+]
 
 
 def _own_sets(y, assignment, signs):
@@ -136,7 +141,20 @@ def disjoint_closest_targets_gram(K, y, assignment, signs, alpha0) -> np.ndarray
 @result
 class LinearLimit:
     r"""The GD limit under a fixed disjoint pattern, as data-span coefficients (m, n):
-    :math:`w = X^\top` ``coef``."""
+    :math:`w = X^\top` ``coef``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> K, y, signs = np.eye(4), np.array([1.0, -1.0, 0.5, -0.5]), R.default_signs(2)
+    >>> assignment = R.sign_aligned_assignment(y, signs)
+    >>> alpha0 = R.disjoint_init_gram(K, assignment, m=2, b0=0.1)
+    >>> limit, frozen = R.disjoint_linear_limit_gram(K, y, assignment, signs, alpha0)
+    >>> print(frozen)   # on orthogonal data, the initial weights off each neuron's own examples
+    [[ 0.  -0.1  0.  -0.1]
+     [-0.1  0.  -0.1  0. ]]
+    """
 
     limit: np.ndarray
     r"""The limit :math:`w_j(\infty)`: the part of :math:`w_j(0)` that never moves plus
@@ -175,7 +193,7 @@ def disjoint_linear_limit_gram(K, y, assignment, signs, alpha0) -> LinearLimit:
 
     Returns
     -------
-    :class:`~ibcore.relu.disjoint.LinearLimit`
+    :class:`~ibcore.relu.LinearLimit`
         ``limit`` and ``frozen``.
 
     Examples

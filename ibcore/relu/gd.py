@@ -78,7 +78,7 @@ def gradient_descent(X, y, w0, *, lr, signs=None, max_steps=100_000, tol=1e-12, 
 
     Returns
     -------
-    :class:`~ibcore.relu.results.GDResult`
+    :class:`~ibcore.relu.GDResult`
 
     Raises
     ------
@@ -137,7 +137,7 @@ def gradient_descent_gram(K, y, alpha0, *, lr, signs=None, max_steps=100_000, to
 
     Returns
     -------
-    :class:`~ibcore.relu.results.GDResult`
+    :class:`~ibcore.relu.GDResult`
         With ``w = None`` and ``alpha0`` set.
 
     Raises

@@ -24,6 +24,7 @@ __all__ = [
     "positive_residual",
     "relu_teacher_risk",
     "settling_certificate",
+    "SettlingCertificate",
 ]
 
 #: An example counts as fitted when :math:`\lvert f(x_i) - y_i\rvert` ≤ FIT_TOL.  GD stopped
@@ -148,7 +149,7 @@ def stabilisation_step(result) -> int:
 
     Parameters
     ----------
-    result : :class:`~ibcore.relu.results.GDResult`
+    result : :class:`~ibcore.relu.GDResult`
         A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
@@ -175,7 +176,7 @@ def reactivation_count(result) -> int:
 
     Parameters
     ----------
-    result : :class:`~ibcore.relu.results.GDResult`
+    result : :class:`~ibcore.relu.GDResult`
         A run of :func:`~ibcore.relu.gradient_descent`.
 
     Returns
@@ -201,7 +202,7 @@ def positive_residual(result, y) -> float:
 
     Parameters
     ----------
-    result : :class:`~ibcore.relu.results.GDResult`
+    result : :class:`~ibcore.relu.GDResult`
         A run of :func:`~ibcore.relu.gradient_descent`.
     y : array of shape (n,)
         Its labels.
@@ -355,7 +356,19 @@ def relu_teacher_risk(w, theta) -> float:
 
 @result
 class SettlingCertificate:
-    """When the cumulative cross-talk lemma (chapter 2) proves that a one-neuron pattern is final."""
+    """When the cumulative cross-talk lemma (chapter 2) proves that a one-neuron pattern is final.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> X = R.sample_features(10, 10**4, rng=0)
+    >>> y = R.sample_labels(10, rng=1)
+    >>> res = R.gradient_descent(X, y, R.all_active_init(X), lr=R.lr_from_contraction(0.1, X), record_every=1)
+    >>> cert = R.settling_certificate(X @ X.T, y, res)
+    >>> cert.step <= res.n_steps
+    True
+    """
 
     step: int | None
     """First recorded step from which the pattern provably never changes (``None``: never certified)."""
@@ -387,12 +400,12 @@ def settling_certificate(K, y, result) -> SettlingCertificate:
         The Gram matrix of the run.
     y : array of shape (n,)
         Labels.
-    result : :class:`~ibcore.relu.results.GDResult`
+    result : :class:`~ibcore.relu.GDResult`
         A one-neuron run (ReLU) with a recorded history (``record_every`` ≥ 1).
 
     Returns
     -------
-    :class:`~ibcore.relu.metrics.SettlingCertificate`
+    :class:`~ibcore.relu.SettlingCertificate`
         The first certified step, with the bound :math:`B_t` and the margins along the run.
 
     Examples

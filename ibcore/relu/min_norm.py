@@ -41,8 +41,15 @@ from .._result import result
 from ..validation import finite_array
 from .gram import _validated_gram
 
-__all__ = ["min_norm_solution", "min_norm_solution_gram", "positive_subset_least_squares",
-           "positive_subset_least_squares_gram", "min_norm_pair", "min_norm_pair_gram"]
+__all__ = [
+    "min_norm_solution",
+    "min_norm_solution_gram",
+    "positive_subset_least_squares",
+    "positive_subset_least_squares_gram",
+    "min_norm_pair",
+    "min_norm_pair_gram",
+    "MinNormSolution",
+]
 
 
 @result
@@ -73,6 +80,14 @@ class MinNormSolution:
         :math:`L_{\min}` for :func:`~ibcore.relu.min_norm_solution`.
     problem : str
         ``"relu"`` or ``"positive_subset"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> sol = R.min_norm_solution(np.eye(3), np.array([1.0, -0.5, 2.0]))
+    >>> print(sol.nu, sol.tight, sol.kkt_residual < 1e-12)
+    [1. 0. 2.] [False False False] True
     """
 
     w: np.ndarray | None
@@ -168,7 +183,7 @@ def min_norm_solution(X, y) -> MinNormSolution:
 
     Returns
     -------
-    :class:`~ibcore.relu.min_norm.MinNormSolution`
+    :class:`~ibcore.relu.MinNormSolution`
         :math:`w^\star` = ``w``, :math:`\beta^\star` = ``beta``, multipliers
         :math:`\nu` = ``nu``, ``kkt_residual``.
 
@@ -197,7 +212,7 @@ def min_norm_solution_gram(K, y) -> MinNormSolution:
 
     Returns
     -------
-    :class:`~ibcore.relu.min_norm.MinNormSolution`
+    :class:`~ibcore.relu.MinNormSolution`
         With ``w = None``; :math:`\nu` = ``nu``, :math:`\beta^\star = K\nu` = ``beta``.
 
     Examples
@@ -237,7 +252,7 @@ def positive_subset_least_squares(X, y) -> MinNormSolution:
 
     Returns
     -------
-    :class:`~ibcore.relu.min_norm.MinNormSolution`
+    :class:`~ibcore.relu.MinNormSolution`
         With ``problem="positive_subset"``, :math:`\nu = 0` off :math:`I_+`.
 
     Examples
@@ -262,7 +277,7 @@ def positive_subset_least_squares_gram(K, y) -> MinNormSolution:
 
     Returns
     -------
-    :class:`~ibcore.relu.min_norm.MinNormSolution`
+    :class:`~ibcore.relu.MinNormSolution`
         With ``w = None`` and ``problem="positive_subset"``.
 
     Examples

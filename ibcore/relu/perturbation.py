@@ -48,12 +48,21 @@ from .._result import result
 from ..validation import finite_array, positive_float
 from .gram import _validated_gram
 
-__all__ = ["first_order_limit", "first_order_gap"]
+__all__ = ["first_order_limit", "first_order_gap", "FirstOrderLimit"]
 
 
 @result
 class FirstOrderLimit:
-    """Pre-activations (n,) at first order in the cross-talk; only the negative labels differ from y."""
+    """Pre-activations (n,) at first order in the cross-talk; only the negative labels differ from y.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> first = R.first_order_limit(100.0 * np.eye(3), np.array([1.0, -0.5, 2.0]))
+    >>> bool(np.allclose(first.gd, first.star))   # no cross-talk: GD's limit is w*
+    True
+    """
 
     gd: np.ndarray
     r"""β of the one-neuron GD limit from :math:`\beta(0) = b_0\mathbf 1` (gradient flow)."""
@@ -77,7 +86,7 @@ def first_order_limit(K, y, *, b0=1.0) -> FirstOrderLimit:
 
     Returns
     -------
-    :class:`~ibcore.relu.perturbation.FirstOrderLimit`
+    :class:`~ibcore.relu.FirstOrderLimit`
         ``gd`` and ``star``: y on the positive labels, the formulas above on the others.
 
     Examples

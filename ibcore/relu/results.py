@@ -1,5 +1,5 @@
-"""What a GD run returns: :class:`~ibcore.relu.results.GDResult`, with the recorded states in
-:class:`~ibcore.relu.results.GDHistory`, and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
+"""What a GD run returns: :class:`~ibcore.relu.GDResult`, with the recorded states in
+:class:`~ibcore.relu.GDHistory`, and the warning it may give (:class:`~ibcore.relu.InactivePositiveWarning`).
 
 ibcore's one result style (CONTRIBUTING.md): frozen dataclasses with named fields;
 counts are ints named ``n_*``, arrays of recorded step indices are named ``step``,
@@ -12,7 +12,7 @@ import numpy as np
 
 from .._result import result
 
-__all__ = ["InactivePositiveWarning"]
+__all__ = ["GDResult", "GDHistory", "InactivePositiveWarning"]
 
 
 class InactivePositiveWarning(UserWarning):
@@ -59,6 +59,15 @@ class GDHistory:
         Activation patterns :math:`\mathbb 1\{\beta_t > 0\}` (all True for the identity activation).
     loss : numpy.ndarray, shape (k,)
         :math:`L(w_t)`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> res = R.gradient_descent(np.eye(2), np.array([1.0, 0.5]), np.full(2, 0.1), lr=0.5, record_every=10)
+    >>> h = res.history
+    >>> h.step[:3], h.beta.shape == (h.step.size, 2)
+    (array([ 0, 10, 20]), True)
     """
 
     step: np.ndarray
@@ -109,6 +118,14 @@ class GDResult:
         The step size.
     activation : str
         ``"relu"`` or ``"identity"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.relu as R
+    >>> res = R.gradient_descent(np.eye(2), np.array([1.0, 0.5]), np.full(2, 0.1), lr=0.5)
+    >>> res.success, np.round(res.w, 6)
+    (True, array([1. , 0.5]))
     """
 
     w: np.ndarray | None

@@ -1,7 +1,7 @@
 """The weight-space form of GD, written out in plain numpy: the reference the primal–dual solver is held to.
 
 It updates the weights directly, w_j ← w_j - (lr/n) s_j Xᵀ D_j r at O(m n d) per step, and does
-its own bookkeeping of what :class:`ibcore.relu.results.GDResult` reports: the stopping rule, the
+its own bookkeeping of what :class:`ibcore.relu.GDResult` reports: the stopping rule, the
 activation patterns' last changes and re-activations, the recorded history. Nothing here calls
 ibcore. ``benchmarks/bench_relu.py`` times its step as the baseline of the dual step.
 """
