@@ -36,18 +36,18 @@ import numpy as np
 
 from .validation import positive_int
 
-__all__ = ["sweep", "default_cache_dir", "trial_seed", "source_fingerprint"]
+__all__ = ["sweep", "trial_seed"]
 
 
-def default_cache_dir() -> Path:
+def _default_cache_dir() -> Path:
     """Folder of the on-disk cache: ``$IBCORE_CACHE`` or ``~/.cache/ibcore``.
 
     Examples
     --------
     >>> from unittest import mock
-    >>> from ibcore.sweep import default_cache_dir
+    >>> from ibcore.sweep import _default_cache_dir
     >>> with mock.patch.dict("os.environ", {"IBCORE_CACHE": "/tmp/my-cache"}):
-    ...     print(default_cache_dir())
+    ...     print(_default_cache_dir())
     ...
     /tmp/my-cache
     """
@@ -100,16 +100,16 @@ def _grid_points(grid) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=1)
-def source_fingerprint() -> str:
+def _source_fingerprint() -> str:
     """A hash of ibcore's source files: it changes with any edit of the solvers.
 
     A trial's result depends on the solvers it calls, so the sweep cache is keyed
-    on it; the book build uses it too, to discard executed chapters after an edit.
+    on it.
 
     Examples
     --------
-    >>> from ibcore.sweep import source_fingerprint
-    >>> len(source_fingerprint())
+    >>> from ibcore.sweep import _source_fingerprint
+    >>> len(_source_fingerprint())
     16
     """
     package = Path(__file__).resolve().parent
@@ -125,7 +125,7 @@ def _code_fingerprint(func) -> str:
         source = inspect.getsource(func)
     except (OSError, TypeError):
         source = getattr(func, "__qualname__", repr(func))
-    return hashlib.sha256(source.encode()).hexdigest()[:16] + source_fingerprint()
+    return hashlib.sha256(source.encode()).hexdigest()[:16] + _source_fingerprint()
 
 
 #: Trials of one point handed at once to a trial's ``batch`` (see :func:`sweep`).
@@ -295,7 +295,7 @@ def sweep(
         joblib backend: ``None`` means local processes (loky); ``"dask"``
         sends the trials to the connected ``dask.distributed.Client``.
     cache : bool or path
-        ``True`` caches each trial on disk under :func:`default_cache_dir`,
+        ``True`` caches each trial on disk under ``$IBCORE_CACHE`` (default ``~/.cache/ibcore``),
         keyed by the parameters, the trial index, the seed, the trial's source
         code and the source of ibcore itself (so any solver edit recomputes);
         a path chooses the folder; ``False`` disables it.
@@ -344,7 +344,7 @@ def sweep(
     jobs = [(p, t) for p in points for t in range(trials)]
     store = None
     if cache:
-        store = _TrialCache(default_cache_dir() if cache is True else Path(cache), trial, seed, __version__)
+        store = _TrialCache(_default_cache_dir() if cache is True else Path(cache), trial, seed, __version__)
     records = [store.get(p, t) if store else None for p, t in jobs]
     todo = [i for i, rec in enumerate(records) if rec is None]
 

@@ -71,7 +71,7 @@ def figure_name(record: dict) -> str:
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_no_legend_covers_plotted_data(report, chapter):
     records = report.get(chapter, [])
-    assert records, f"{chapter}: no figure was checked (does it call use_house_style()?)"
+    assert records, f"{chapter}: no figure was checked (does it import ibcore.book?)"
     overlaps = [describe(o) for r in records for o in r["overlaps"]]
     assert not overlaps, (f"{chapter}: move these legends off the data (loc=..., or "
                           "ibcore.book.legend_outside):\n" + "\n".join(overlaps))
@@ -80,7 +80,7 @@ def test_no_legend_covers_plotted_data(report, chapter):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_lettering_is_legible_on_a_laptop_and_on_a_phone(report, chapter):
     records = report.get(chapter, [])
-    assert records, f"{chapter}: no figure was recorded (does it call use_house_style()?)"
+    assert records, f"{chapter}: no figure was recorded (does it import ibcore.book?)"
     small = sorted({f"{figure_name(r)}: {problem}" for r in records for problem in illegible(r)})
     assert not small, (f"{chapter}: lettering too small where shown (enlarge it, or make the figure "
                        "narrower: stack its panels; see ibcore.book.style):\n" + "\n".join(small))

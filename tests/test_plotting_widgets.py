@@ -17,11 +17,11 @@ from ibcore import progress  # noqa: E402
 from ibcore.book import figure_report as _figure_report  # noqa: E402
 from ibcore.book import frames as frames_module  # noqa: E402
 from ibcore.book import style as plotting  # noqa: E402
-from ibcore.book.explorer import explorer, static_mode  # noqa: E402
+from ibcore.book.explorer import explorer, _static_mode  # noqa: E402
 
 
 def test_house_style_is_white_colourblind_safe_and_undotted():
-    plotting.use_house_style()
+    plotting._use_house_style()
     rc = matplotlib.rcParams
     assert rc["figure.facecolor"] == "white" and rc["savefig.facecolor"] == "white"
     cycle = rc["axes.prop_cycle"].by_key()
@@ -216,7 +216,7 @@ def test_live_explorer_draws_the_neighbouring_frames_while_the_kernel_is_idle():
 def test_frames_keep_the_first_frames_layout_live_and_static():
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    plotting.use_house_style()  # constrained layout
+    plotting._use_house_style()  # constrained layout
     executed = []
     execute = ConstrainedLayoutEngine.execute
 
@@ -328,9 +328,9 @@ def test_explorer_caps_the_number_of_static_frames():
 
 def test_static_mode_and_progress_follow_the_environment(monkeypatch):
     monkeypatch.setenv("IBCORE_STATIC_WIDGETS", "1")
-    assert static_mode()
+    assert _static_mode()
     monkeypatch.setenv("IBCORE_STATIC_WIDGETS", "0")
-    assert not static_mode()
+    assert not _static_mode()
     monkeypatch.setenv("IBCORE_PROGRESS", "0")
     assert progress.progress(range(3)).disable
     monkeypatch.setenv("IBCORE_PROGRESS", "1")
@@ -349,7 +349,7 @@ def _legend_figure(loc):
 
 
 def test_legend_overlaps_finds_a_legend_over_a_curve_and_passes_a_clear_corner():
-    plotting.use_house_style()
+    plotting._use_house_style()
     over = _figure_report.legend_overlaps(_legend_figure("center"))
     assert len(over) == 1 and {"rising", "flat"} <= set(over[0]["covers"])
     assert _figure_report.legend_overlaps(_legend_figure("upper left")) == []
@@ -365,7 +365,7 @@ def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc, inli
 
     from IPython.core.pylabtools import print_figure
 
-    plotting.use_house_style()
+    plotting._use_house_style()
     fresh = _figure_report.legend_overlaps(_legend_figure(loc))
     fig = _legend_figure(loc)
     if inline:  # what IPython does to display a figure (retina PNG, tight bounding box)
@@ -378,7 +378,7 @@ def test_legend_overlaps_of_a_figure_just_saved_needs_no_second_layout(loc, inli
 
 @pytest.mark.parametrize("where", ["right", "below"])
 def test_legend_outside_clears_the_data_and_the_axis_labels(where):
-    plotting.use_house_style()
+    plotting._use_house_style()
     fig, ax = plt.subplots(figsize=(4, 3))
     x = np.linspace(0, 1, 50)
     ax.plot(x, x, label="rising")
@@ -411,7 +411,7 @@ def test_report_figure_appends_one_json_line_per_figure(tmp_path, monkeypatch):
 
 
 def test_lettering_finds_the_smallest_text_of_each_kind():
-    plotting.use_house_style()
+    plotting._use_house_style()
     fig, ax = plt.subplots(figsize=(4, 3))
     ax.imshow([[0.1, 0.9], [0.5, 0.3]])
     ax.text(0, 0, "0.1", fontsize=6)  # a heatmap's number
@@ -431,7 +431,7 @@ def test_lettering_finds_the_smallest_text_of_each_kind():
 
 
 def test_illegible_names_the_screens_where_the_smallest_letter_is_too_small():
-    plotting.use_house_style()
+    plotting._use_house_style()
     lettering = lambda pt: {"tick": {"pt": pt, "text": "10"}}  # noqa: E731
     # 11 pt in an 11-inch figure: 15.3 px at its natural width, shown 700 px wide on a laptop
     # (9.6 px) and 322 px wide on a phone (4.4 px); 10 pt, as issue 37 measured, fails on both
@@ -450,7 +450,7 @@ def test_illegible_names_the_screens_where_the_smallest_letter_is_too_small():
 @pytest.mark.parametrize("shape, extra, expected", [((1, 3), None, 3), ((3, 1), None, 1), ((2, 2), None, 2),
                                                     ((1, 1), "colorbar", 1), ((1, 2), "twin", 2)])
 def test_panels_in_a_row_counts_axes_side_by_side(shape, extra, expected):
-    plotting.use_house_style()
+    plotting._use_house_style()
     fig, axes = plt.subplots(*shape, figsize=(6, 4), squeeze=False)
     if extra == "colorbar":
         fig.colorbar(axes[0, 0].imshow([[0, 1]]), ax=axes[0, 0])

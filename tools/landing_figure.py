@@ -65,9 +65,9 @@ def figure():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ibcore.book.style import PALETTE, WIDE, use_house_style
+    from ibcore.book.style import PALETTE, WIDE, _use_house_style
 
-    use_house_style()
+    _use_house_style()
     gaps, runs = relu_gaps(), escape_runs()
     # the house style's widest figure: the page shows it 720 px wide on a laptop and 342 px
     # on a phone, where its 11-pt lettering is 7.7 CSS px (tests/test_landing_figure.py)

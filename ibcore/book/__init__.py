@@ -14,9 +14,9 @@ A chapter imports what it uses::
 from .explorer import explorer
 from .glue import glue, glue_figure, glue_text, show
 from .numbers import Estimate, glue_estimate, rounded
-from .style import COLORS, PALETTE, legend_outside, slope_triangle, use_house_style
+from .style import COLORS, PALETTE, _use_house_style, legend_outside, slope_triangle
 
 __all__ = ["explorer", "glue", "glue_text", "glue_figure", "show", "glue_estimate", "rounded",
            "Estimate", "PALETTE", "COLORS", "legend_outside", "slope_triangle"]
 
-use_house_style()
+_use_house_style()

@@ -46,7 +46,7 @@ instead of showing a wrong picture.
 
 Sliders and readouts. Each slider shows the value as its readout: give human
 labels for values that are not (``{"power law": "power_law"}`` maps a readout to a
-value); readouts have at most ``READOUT_CHARS`` (18) characters, which the widget
+value); readouts have at most ``_READOUT_CHARS`` (18) characters, which the widget
 libraries show whole. Within an explorer the labels and readouts take the same
 width, so the slider tracks have the same length, and the sliders fill the
 column (up to 40em): nothing is cut off at phone width.
@@ -68,14 +68,14 @@ from dataclasses import dataclass
 
 from .frames import _Frames
 
-__all__ = ["explorer", "static_mode", "READOUT_CHARS"]
+__all__ = ["explorer"]
 
 #: Longest readout (in characters) that ipywidgets 7 and 8 show whole: their
 #: readouts are at most 148 px wide and cut longer text off.
-READOUT_CHARS = 18
+_READOUT_CHARS = 18
 
 
-def static_mode() -> bool:
+def _static_mode() -> bool:
     """True when explorers should render precomputed frames (set ``IBCORE_STATIC_WIDGETS=1``)."""
     return os.environ.get("IBCORE_STATIC_WIDGETS", "").strip() not in ("", "0", "false", "False")
 
@@ -120,8 +120,8 @@ def _parse_controls(controls: dict, labels: dict) -> list[_Control]:
         if default not in values:
             raise ValueError(f"default of controls[{name!r}] must be one of {values}, got {default!r}")
         for text, v in zip(readouts, values):
-            if len(text) > READOUT_CHARS:
-                raise ValueError(f"controls[{name!r}]: readout {text!r} is longer than {READOUT_CHARS} "
+            if len(text) > _READOUT_CHARS:
+                raise ValueError(f"controls[{name!r}]: readout {text!r} is longer than {_READOUT_CHARS} "
                                  "characters and would be cut off; give a shorter label "
                                  "({'label': value, ...})")
             if isinstance(v, str) and text == v and "_" in v:
@@ -269,7 +269,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         Slider labels per parameter name (default: the name).
     static : bool, optional
         Force static frames (True) or a live kernel-driven widget (False);
-        ``None`` follows ``static_mode()``. Static frames need ipywidgets 8:
+        ``None`` follows ``_static_mode()``. Static frames need ipywidgets 8:
         under ipywidgets 7 (Colab) the explorer is live, with a warning.
     dpi : int
         Display resolution of the frames (pixels per inch of the figure's size);
@@ -294,7 +294,7 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
     header = widgets.HTML(style + (f"<p><em>{html.escape(caption)}</em></p>" if caption else ""))
     header.add_class("ib-explorer-caption")
     if static is None:
-        static = static_mode()
+        static = _static_mode()
     if static and not hasattr(widgets, "Stack"):  # ipywidgets 7 (Colab) has no Stack
         warnings.warn("precomputed explorer frames need ipywidgets 8; showing the live explorer",
                       stacklevel=2)

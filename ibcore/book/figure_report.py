@@ -50,7 +50,7 @@ def png_digest(png: bytes) -> str:
 def load_ipython_extension(shell) -> None:
     """Check every figure the kernel displays, from the next cell on.
 
-    Installed before each cell runs, since :func:`~ibcore.book.style.use_house_style`
+    Installed before each cell runs, since ``ibcore.book.style._use_house_style``
     (a chapter's first cell) sets the PNG formatter of figures afresh.
     """
     shell.events.register("pre_run_cell", lambda *args: watch_displayed_figures(shell))

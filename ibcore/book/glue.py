@@ -17,7 +17,7 @@ except ImportError:  # Colab and Binder have no myst_nb: the notebook does not r
         return None
 
 
-class Table:
+class _Table:
     """A DataFrame as the book shows it: rounded, without the index, with a caption.
 
     In a notebook and on the site it renders as a styled HTML table; its plain-text form
@@ -46,9 +46,9 @@ class Table:
         return f"{self.caption}\n{text}" if self.caption else text
 
 
-def show(frame, *, digits: int = 3, caption: str | None = None) -> Table:
+def show(frame, *, digits: int = 3, caption: str | None = None) -> _Table:
     """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals."""
-    return Table(frame, digits=digits, caption=caption)
+    return _Table(frame, digits=digits, caption=caption)
 
 
 class GluedText:

@@ -1,6 +1,6 @@
 """The book's one plot style.
 
-Importing :mod:`ibcore.book` applies it (:func:`use_house_style`). The style
+Importing :mod:`ibcore.book` applies it (``_use_house_style``). The style
 
 * draws on an opaque white figure, so that plots stay readable in the
   theme's dark mode (the theme shows images on their own background);
@@ -35,7 +35,7 @@ import numpy as np
 from cycler import cycler
 
 __all__ = ["PALETTE", "COLORS", "WIDTH", "WIDE", "PANELS_IN_A_ROW", "COLUMN_PX", "MIN_LETTERING_PX",
-           "use_house_style", "slope_triangle", "legend_outside"]
+           "slope_triangle", "legend_outside"]
 
 #: Width in CSS pixels at which the site shows a figure at most, by screen width: the content
 #: column less the cell's padding, and less the theme's white card in the dark theme (8 px a
@@ -102,7 +102,7 @@ _RC = {
 }
 
 
-def use_house_style() -> None:
+def _use_house_style() -> None:
     """Apply the book's matplotlib style (and retina inline output in IPython)."""
     mpl.rcParams.update(_RC)
     try:

@@ -93,7 +93,7 @@ from .trajectory import *  # noqa: F401,F403
 from .trials import *  # noqa: F401,F403
 
 __all__ = [
-    *clock.__all__,           # sgd_steps, sgd_time: the one clock t'
+    *clock.__all__,           # sgd_steps: the one clock t'
     *order_parameters.__all__,  # overlaps, population_risk, monte_carlo_risk
     *moments.__all__,         # gaussian_moment (Wick pairings), phi_matrix
     *initialisation.__all__,  # random_frame, random_init, initial_overlaps

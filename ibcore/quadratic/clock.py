@@ -5,7 +5,7 @@ integrators, the SGD simulator, the trials) takes its horizon as ``t_max`` in
 :math:`t'`, the time in which gradient flow depends on neither γ nor p. SGD
 needs a whole number of steps; :func:`~ibcore.quadratic.sgd_steps` is the only place where that
 number is computed, with one rounding rule (the nearest integer, at least 1).
-:func:`~ibcore.quadratic.sgd_time` is its inverse. The internal ``_time_grid`` and
+``_sgd_time`` is its inverse. The internal ``_time_grid`` and
 ``_evaluation_times`` build and check the output times of the ODEs (the ``n_points``,
 ``grid``, ``t_min`` and ``t_eval`` options of the integrators).
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..validation import finite_array, positive_float, positive_int
 
-__all__ = ["sgd_steps", "sgd_time"]
+__all__ = ["sgd_steps"]
 
 
 def sgd_steps(t_max, *, p, lr, N):
@@ -61,7 +61,7 @@ def sgd_steps(t_max, *, p, lr, N):
     return max(1, int(round(t_max * p / lr * N)))
 
 
-def sgd_time(step, *, p, lr, N):
+def _sgd_time(step, *, p, lr, N):
     """Time :math:`t' = (\\gamma/p)\\,\\text{step}/N` of SGD step counts, the inverse of :func:`~ibcore.quadratic.sgd_steps`.
 
     One step advances :math:`\\alpha = \\text{steps}/N` by :math:`1/N`, and
@@ -84,7 +84,8 @@ def sgd_time(step, *, p, lr, N):
     --------
     >>> import numpy as np
     >>> import ibcore.quadratic as q
-    >>> print(q.sgd_time(10_000, p=4, lr=0.4, N=1000))
+    >>> from ibcore.quadratic.clock import _sgd_time
+    >>> print(_sgd_time(10_000, p=4, lr=0.4, N=1000))
     1.0
     """
     p = positive_int("p", p)

@@ -41,7 +41,7 @@ import numpy as np
 from .._blas import one_blas_thread
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
-from .clock import sgd_steps, sgd_time
+from .clock import sgd_steps, _sgd_time
 from .order_parameters import population_risk, _validated_weights
 from .trajectory import Trajectory
 
@@ -132,7 +132,7 @@ def _diverged(err, step, blowup, p, lr, N):
     """The DivergenceError of SGD step ``step`` (1-based), with its time t′."""
     return DivergenceError(
         f"SGD diverged: |y_hat - y| = {float(err)!r} exceeds {blowup:g} (lr too large?)",
-        step=step, time=float(sgd_time(step, p=p, lr=lr, N=N)), unit="SGD step")
+        step=step, time=float(_sgd_time(step, p=p, lr=lr, N=N)), unit="SGD step")
 
 
 def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
@@ -288,7 +288,7 @@ def _make_result(done, Qs, Rs, T, W, lr, noise, success, *, N=None):
     p = Q.shape[-1]
     N = W.shape[1] if N is None else N
     step = np.array(done, dtype=np.int64)
-    t = sgd_time(step, p=p, lr=lr, N=N)
+    t = _sgd_time(step, p=p, lr=lr, N=N)
     message = (f"reached its goal after {step[-1]} SGD steps (t′ = {t[-1]:.6g})" if success
                else f"the risk stayed above stop_below for all {step[-1]} SGD steps (t′ = {t[-1]:.6g})")
     return SGDTrajectory(t=t, Q=Q, R=R,
