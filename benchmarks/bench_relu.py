@@ -17,7 +17,7 @@ Groups (the harness reports ratios of medians within a group):
   c = 0.01, tol = 10⁻⁹, to convergence) stepped together (``gd._gradient_descent_runs``,
   as a sweep runs the trials' batches; role ``candidate``) against the same 16 runs one
   by one through ``gradient_descent`` (role ``baseline``), n = 20, 160, m = 1, 2.
-* ``relu-gap-point``: one :func:`ibcore.relu.gap_trial` at d = 10^6 (n = 50), K drawn
+* ``relu-gap-point``: one :func:`ibcore.experiments.relu.gap_trial` at d = 10^6 (n = 50), K drawn
   by Bartlett, GD to convergence, exact min-norm solve.
 
 Without pytest-benchmark, ``python benchmarks/bench_relu.py`` measures the same
@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 from _baseline import baseline_module, baseline_or_skip, interleaved
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 from ibcore.relu import _iteration
 from tests.relu.weight_space import WeightIterate
@@ -167,7 +168,7 @@ def bench_gap_point_d_1e6(benchmark, c):
     benchmark.group = "relu-gap-point"
     benchmark.extra_info["role"] = "candidate"
     benchmark.extra_info.update(GAP_POINT, c=c)
-    out = benchmark.pedantic(R.gap_trial, kwargs=dict(GAP_POINT, c=c, rng=0), rounds=3, iterations=1)
+    out = benchmark.pedantic(E.gap_trial, kwargs=dict(GAP_POINT, c=c, rng=0), rounds=3, iterations=1)
     assert out["success"]
 
 
@@ -211,7 +212,7 @@ if __name__ == "__main__":
         times, outs = [], []
         for seed in range(3):
             t0 = time.perf_counter()
-            outs.append(R.gap_trial(**GAP_POINT, c=c, rng=seed))
+            outs.append(E.gap_trial(**GAP_POINT, c=c, rng=seed))
             times.append(time.perf_counter() - t0)
         print(f"gap_trial n={GAP_POINT['n']}, d={GAP_POINT['d']:.0e}, c={c}: median {np.median(times):.2f} s "
               f"({outs[0]['n_steps']} GD steps), gap/sqrt(n/d) = "

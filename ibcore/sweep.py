@@ -274,7 +274,7 @@ def sweep(
         ``trial(**params, rng=r)`` for each ``r`` of ``rngs`` (equal to rounding),
         computed together: the sweep then hands it the trials of a point in one
         piece per worker, of at most ``BATCH`` (16) trials (e.g. SGD runs stepped
-        together, :func:`~ibcore.quadratic.sgd_frame_drift_trial`).
+        together, :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`).
     grid : dict of sequences, or list of dicts
         A dict gives the Cartesian product of its values, in key order.
     trials : int

@@ -1,4 +1,4 @@
-"""Every public name of ibcore's science namespaces shows an example in its docstring, and the examples run.
+"""Every public name of ibcore's namespaces shows an example in its docstring, and the examples run.
 
 ``python -m pytest --doctest-modules ibcore`` runs the same examples module by module; this test
 also fails when a public function has none.
@@ -10,17 +10,19 @@ import pkgutil
 
 import pytest
 
+import ibcore.experiments.quadratic
+import ibcore.experiments.relu
 import ibcore.quadratic
 import ibcore.relu
 
-NAMESPACES = ["ibcore.relu", "ibcore.quadratic", "ibcore.linear", "ibcore.summary", "ibcore.sweep",
-              "ibcore.validation"]
+NAMESPACES = ["ibcore.relu", "ibcore.quadratic", "ibcore.linear", "ibcore.experiments.relu",
+              "ibcore.experiments.quadratic", "ibcore.summary", "ibcore.sweep", "ibcore.validation"]
 
 
 def _modules():
-    """The science namespaces and every module inside the two parts."""
+    """The namespaces and every module inside the two parts and their experiments."""
     names = set(NAMESPACES)
-    for package in (ibcore.relu, ibcore.quadratic):
+    for package in (ibcore.relu, ibcore.quadratic, ibcore.experiments.relu, ibcore.experiments.quadratic):
         names |= {m.name for m in pkgutil.iter_modules(package.__path__, package.__name__ + ".")}
     return sorted(names)
 

@@ -68,16 +68,17 @@ Modules
 * :mod:`.convergence`: late-time laws and fits
 * :mod:`.symmetry`: conserved frame, closest zero-loss solution
 * :mod:`.hessian`: analytic Hessian, spectra at the reference points
-* :mod:`.comparison`: one SGD run next to the ODEs from its own start
-* :mod:`.trials`: trials for :func:`ibcore.sweep.sweep`: escape times, SGD against the ODEs, frame drift
+* :mod:`.trajectory`: what the ODE integrators and the SGD simulator return
+
+The experiments built on these (escape times over many draws, one SGD run against the ODEs from
+its own start, the frame's drift) are in :mod:`ibcore.experiments.quadratic`.
 """
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Names with a
 # leading underscore are ibcore's own.
-from . import (clock, comparison, convergence, hessian, initialisation, moments, odes, order_parameters,
-               overlap_chain, phases, reduced, sgd, symmetry, trajectory, trials)
+from . import (clock, convergence, hessian, initialisation, moments, odes, order_parameters, overlap_chain, phases,
+               reduced, sgd, symmetry, trajectory)
 from .clock import *  # noqa: F401,F403
-from .comparison import *  # noqa: F401,F403
 from .convergence import *  # noqa: F401,F403
 from .hessian import *  # noqa: F401,F403
 from .initialisation import *  # noqa: F401,F403
@@ -90,7 +91,6 @@ from .reduced import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
 from .symmetry import *  # noqa: F401,F403
 from .trajectory import *  # noqa: F401,F403
-from .trials import *  # noqa: F401,F403
 
 __all__ = [
     *clock.__all__,           # sgd_steps: the one clock t'
@@ -106,6 +106,4 @@ __all__ = [
     *convergence.__all__,     # late-time laws and fits
     *symmetry.__all__,        # conserved frame, closest zero-loss solution
     *hessian.__all__,         # Hessian and its spectra
-    *comparison.__all__,      # one SGD run and its ODEs
-    *trials.__all__,          # trials for ibcore.sweep.sweep
 ]

@@ -21,7 +21,7 @@ checked numerically here; [V] from the paper's abstract; [I] our reading.
 
 The late-time laws are in :mod:`~ibcore.quadratic.convergence`; the trials
 built on these laws (escape times over many draws, SGD against the ODEs) in
-:mod:`~ibcore.quadratic.trials`. ``lr=None`` is gradient flow everywhere.
+:mod:`ibcore.experiments.quadratic`. ``lr=None`` is gradient flow everywhere.
 """
 from __future__ import annotations
 

@@ -25,9 +25,10 @@ the Gram form, named with the suffix ``_gram``, takes K and works with data-span
   first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
 * metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
-* trials, network_trials -- the experiments of the chapters, one run each
-  (:func:`~ibcore.relu.gap_trial`, :func:`~ibcore.relu.pattern_trial`, :func:`~ibcore.relu.two_neuron_trial`,
-  :func:`~ibcore.relu.disjoint_trial`, :func:`~ibcore.relu.bad_init_trial`), for :func:`ibcore.sweep.sweep`.
+
+The experiments of the chapters built on these, one run each for :func:`ibcore.sweep.sweep`
+(the gap, the activation pattern, two neurons, a disjoint start, bad starts), are in
+:mod:`ibcore.experiments.relu`.
 
 Notation: :math:`\beta = Xw` pre-activations ("predictions"), α data-span coefficients
 (:math:`w = w_0 + X^\top\alpha`), :math:`K = XX^\top`, λ covariance spectrum,
@@ -37,8 +38,8 @@ the paper's, the docstring says so.
 # Each module lists its public names in its own __all__; the package re-exports
 # exactly those, so there is one list per name to keep up to date. Everything else
 # (names with a leading underscore, the module _iteration) is ibcore's own.
-from . import (disjoint, features, gd, gram, initialisation, metrics, min_norm, model, network_trials, orthogonal,
-               perturbation, results, stability, trials)
+from . import (disjoint, features, gd, gram, initialisation, metrics, min_norm, model, orthogonal, perturbation,
+               results, stability)
 from .disjoint import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
@@ -47,12 +48,10 @@ from .initialisation import *  # noqa: F401,F403
 from .metrics import *  # noqa: F401,F403
 from .min_norm import *  # noqa: F401,F403
 from .model import *  # noqa: F401,F403
-from .network_trials import *  # noqa: F401,F403
 from .orthogonal import *  # noqa: F401,F403
 from .perturbation import *  # noqa: F401,F403
 from .results import *  # noqa: F401,F403
 from .stability import *  # noqa: F401,F403
-from .trials import *  # noqa: F401,F403
 
 __all__ = [
     *features.__all__, *gram.__all__,             # the data
@@ -63,5 +62,4 @@ __all__ = [
     *perturbation.__all__,                        # ... and to first order in it
     *initialisation.__all__,                      # initial weights
     *metrics.__all__,                             # what the chapters measure
-    *trials.__all__, *network_trials.__all__,     # the experiments, one run each
 ]

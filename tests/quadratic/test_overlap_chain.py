@@ -12,6 +12,7 @@ Three independent checks of the derivation in the module's docstring:
 import numpy as np
 import pytest
 
+import ibcore.experiments.quadratic as E
 import ibcore.quadratic as q
 from ibcore.quadratic.clock import _sgd_time
 from ibcore import DivergenceError
@@ -207,13 +208,13 @@ def test_bad_arguments_name_themselves(kwargs, match):
 
 def test_trial_batches_are_the_trials_alone():
     """The sweep's batches of the SGD trials give each trial's own record, bit for bit."""
-    for trial, kw in [(q.sgd_ode_gap_trial, dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5)),
-                      (q.sgd_escape_time_trial, dict(p=3, p_star=2, N=64, lr=0.3)),
-                      (q.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5))]:
+    for trial, kw in [(E.sgd_ode_gap_trial, dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5)),
+                      (E.sgd_escape_time_trial, dict(p=3, p_star=2, N=64, lr=0.3)),
+                      (E.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5))]:
         assert trial.batch(**kw, rngs=[3, 4]) == [trial(**kw, rng=3), trial(**kw, rng=4)], trial.__name__
     kw = dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5, informative=0.0)
-    for together, alone in zip(q.sgd_ode_comparison.batch(**kw, rngs=[3, 4]),
-                               [q.sgd_ode_comparison(**kw, rng=3), q.sgd_ode_comparison(**kw, rng=4)]):
+    for together, alone in zip(E.sgd_ode_comparison.batch(**kw, rngs=[3, 4]),
+                               [E.sgd_ode_comparison(**kw, rng=3), E.sgd_ode_comparison(**kw, rng=4)]):
         for part in ("sgd", "ode", "gradient_flow"):
             np.testing.assert_array_equal(getattr(together, part).risk, getattr(alone, part).risk)
 

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import ibcore.experiments.quadratic as E
 import ibcore.quadratic as q
 from ibcore import DivergenceError
 from ibcore.summary import summarise
@@ -221,7 +222,7 @@ def test_late_time_power_law_when_p_exceeds_p_star():
 
 def test_escape_time_slope_and_weak_p_dependence():
     """t'_esc ~ (p*/8) ln N + c(p, p*): slope p*/8, and more student units escape a little earlier."""
-    table = sweep(q.ode_escape_time_trial, {"p": [2, 8], "N": [10**3, 10**7]}, fixed={"p_star": 2},
+    table = sweep(E.ode_escape_time_trial, {"p": [2, 8], "N": [10**3, 10**7]}, fixed={"p_star": 2},
                   trials=20, seed=1, n_jobs=1, cache=False, progress=False)
     summary = summarise(table, ("p", "N"), "t_esc", stat="mean")
     mean = {(int(row["p"]), int(row["N"])): row["mean"] for _, row in summary.iterrows()}
@@ -259,15 +260,15 @@ def test_escape_time_from_trajectory_and_interpolation():
 def test_escape_trial_goes_through_the_shared_sweep_cache(tmp_path):
     kw = dict(trials=2, seed=3, n_jobs=1, cache=tmp_path, progress=False)
     grid, fixed = {"N": [1000]}, {"p": 3, "p_star": 2}
-    first = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
+    first = sweep(E.ode_escape_time_trial, grid, fixed=fixed, **kw)
     assert any(tmp_path.rglob("*.json"))
-    again = sweep(q.ode_escape_time_trial, grid, fixed=fixed, **kw)
+    again = sweep(E.ode_escape_time_trial, grid, fixed=fixed, **kw)
     np.testing.assert_array_equal(first["t_esc"], again["t_esc"])
     assert set(first.columns) == {"N", "p", "p_star", "trial", "t_esc", "s_min", "s_max"}
     # each row is the trial run on its own seed: (seed, its parameters, its index)
     for k in range(2):
         ss = trial_seed(3, {"N": 1000, "p": 3, "p_star": 2}, k)
-        expected = q.ode_escape_time_trial(N=1000, p=3, p_star=2, rng=np.random.default_rng(ss))
+        expected = E.ode_escape_time_trial(N=1000, p=3, p_star=2, rng=np.random.default_rng(ss))
         assert [np.asarray(first[c])[k] for c in ("t_esc", "s_min", "s_max")] == [
             expected[c] for c in ("t_esc", "s_min", "s_max")]
 

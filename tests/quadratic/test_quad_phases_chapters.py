@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import ibcore.experiments.quadratic as E
 import ibcore.quadratic as q
 from ibcore.sweep import sweep
 
@@ -32,7 +33,7 @@ def test_monte_carlo_risk_detects_a_wrong_formula_and_is_exact_at_zero_loss():
 
 def test_sgd_ode_comparison_shares_start_and_clock():
     p, p_star, N, lr = 4, 2, 300, 0.4
-    c = q.sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=1.0, informative=0.3, rng=0)
+    c = E.sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=1.0, informative=0.3, rng=0)
     np.testing.assert_array_equal(c.ode.t, c.sgd.t)
     np.testing.assert_array_equal(c.gradient_flow.t, c.sgd.t)
     assert c.sgd.n_steps == q.sgd_steps(1.0, p=p, lr=lr, N=N) == 3000
@@ -42,7 +43,7 @@ def test_sgd_ode_comparison_shares_start_and_clock():
     np.testing.assert_allclose(c.ode.R[0], c.sgd.R[0], atol=1e-12)
     # an informative start: R(0) is O(1), not O(N^-1/2)
     assert np.linalg.norm(c.sgd.R[0]) > 0.2
-    again = q.sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=1.0, informative=0.3, rng=0)
+    again = E.sgd_ode_comparison(p=p, p_star=p_star, N=N, lr=lr, t_max=1.0, informative=0.3, rng=0)
     np.testing.assert_array_equal(again.sgd.risk, c.sgd.risk)
     assert c.gap() == pytest.approx(np.max(np.abs(c.ode.risk - c.sgd.risk)))
     with pytest.raises(ValueError, match="^which "):
@@ -51,7 +52,7 @@ def test_sgd_ode_comparison_shares_start_and_clock():
 
 def test_sgd_follows_the_second_order_ode_not_gradient_flow():
     """N = 500, lr/p = 0.1: the lr^2 term is needed; with it the gap is a few 1e-2 at most."""
-    c = q.sgd_ode_comparison(p=4, p_star=2, N=500, lr=0.4, t_max=1.5, informative=0.3, rng=3)
+    c = E.sgd_ode_comparison(p=4, p_star=2, N=500, lr=0.4, t_max=1.5, informative=0.3, rng=3)
     assert c.sgd.risk[-1] < 0.5 * c.sgd.risk[0]
     assert c.gap("ode") < 0.04
     assert c.gap("gradient_flow") > 2.5 * c.gap("ode")
@@ -60,12 +61,12 @@ def test_sgd_follows_the_second_order_ode_not_gradient_flow():
 def test_sgd_ode_gap_sweep(tmp_path):
     kw = dict(fixed=dict(p=3, p_star=2, lr=0.3, t_max=0.5), trials=2, seed=1, n_jobs=1, cache=tmp_path,
               progress=False)
-    table = sweep(q.sgd_ode_gap_trial, {"N": [100, 200]}, **kw)
+    table = sweep(E.sgd_ode_gap_trial, {"N": [100, 200]}, **kw)
     assert len(table) == 4
     assert set(table.columns) >= {"p", "p_star", "N", "lr", "trial", "gap", "gap_gradient_flow",
                                       "risk_start", "risk_end"}
     assert np.all(table["gap"] > 0) and np.all(np.isfinite(table["gap_gradient_flow"]))
-    again = sweep(q.sgd_ode_gap_trial, {"N": [100, 200]}, **kw)
+    again = sweep(E.sgd_ode_gap_trial, {"N": [100, 200]}, **kw)
     np.testing.assert_array_equal(table["gap"], again["gap"])
 
 
@@ -73,9 +74,9 @@ def test_sgd_ode_gap_sweep(tmp_path):
     (lambda: q.monte_carlo_risk(np.ones((2, 5)), np.ones((1, 4)), 10), "W_star"),
     (lambda: q.monte_carlo_risk(np.ones((2, 5)), np.ones((1, 5)), 0), "n_samples"),
     (lambda: q.monte_carlo_risk(np.ones((2, 5)), np.ones((1, 5)), 10, noise=-1), "noise"),
-    (lambda: q.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.0, t_max=1.0), "lr"),
-    (lambda: q.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.1, t_max=-1.0), "t_max"),
-    (lambda: q.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.1, t_max=1.0, informative=-0.1),
+    (lambda: E.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.0, t_max=1.0), "lr"),
+    (lambda: E.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.1, t_max=-1.0), "t_max"),
+    (lambda: E.sgd_ode_comparison(p=3, p_star=2, N=100, lr=0.1, t_max=1.0, informative=-0.1),
      "informative"),
 ])
 def test_validation(call, name):

@@ -4,16 +4,17 @@ import inspect
 import numpy as np
 import pytest
 
+import ibcore.experiments.quadratic as E
 import ibcore.quadratic as q
 from ibcore.summary import summarise
 from ibcore.sweep import sweep
 
-TRIALS = [q.ode_escape_time_trial, q.sgd_escape_time_trial, q.sgd_ode_gap_trial, q.sgd_frame_drift_trial]
+TRIALS = [E.ode_escape_time_trial, E.sgd_escape_time_trial, E.sgd_ode_gap_trial, E.sgd_frame_drift_trial]
 SMALL = {
-    q.ode_escape_time_trial: dict(p=3, p_star=2, N=1000),
-    q.sgd_escape_time_trial: dict(p=3, p_star=2, N=100, lr=0.3),
-    q.sgd_ode_gap_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=0.5),
-    q.sgd_frame_drift_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=2.0),
+    E.ode_escape_time_trial: dict(p=3, p_star=2, N=1000),
+    E.sgd_escape_time_trial: dict(p=3, p_star=2, N=100, lr=0.3),
+    E.sgd_ode_gap_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=0.5),
+    E.sgd_frame_drift_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=2.0),
 }
 
 
@@ -32,21 +33,21 @@ def test_protocol(trial):
 
 
 @pytest.mark.parametrize("trial,bad,name", [
-    (q.sgd_escape_time_trial, dict(lr=0.0), "lr"),          # once an OverflowError (1/lr before checks)
-    (q.sgd_escape_time_trial, dict(lr=100.0), "lr"),        # no plateau at this lr
-    (q.sgd_escape_time_trial, dict(N=0), "N"),
-    (q.sgd_escape_time_trial, dict(fraction=1.5), "fraction"),
-    (q.ode_escape_time_trial, dict(p=1), "p"),
-    (q.ode_escape_time_trial, dict(lr=-1.0), "lr"),
-    (q.ode_escape_time_trial, dict(t_max=0.0), "t_max"),
-    (q.ode_escape_time_trial, dict(q0=0.0), "q0"),
-    (q.sgd_ode_gap_trial, dict(lr=0.0), "lr"),
-    (q.sgd_ode_gap_trial, dict(t_max=-1.0), "t_max"),
-    (q.sgd_ode_gap_trial, dict(informative=-0.1), "informative"),
-    (q.sgd_ode_gap_trial, dict(n_records=0), "n_records"),
-    (q.sgd_frame_drift_trial, dict(p=1), "p"),
-    (q.sgd_frame_drift_trial, dict(t_max=0.0), "t_max"),
-    (q.sgd_frame_drift_trial, dict(lr=0.0), "lr"),
+    (E.sgd_escape_time_trial, dict(lr=0.0), "lr"),          # once an OverflowError (1/lr before checks)
+    (E.sgd_escape_time_trial, dict(lr=100.0), "lr"),        # no plateau at this lr
+    (E.sgd_escape_time_trial, dict(N=0), "N"),
+    (E.sgd_escape_time_trial, dict(fraction=1.5), "fraction"),
+    (E.ode_escape_time_trial, dict(p=1), "p"),
+    (E.ode_escape_time_trial, dict(lr=-1.0), "lr"),
+    (E.ode_escape_time_trial, dict(t_max=0.0), "t_max"),
+    (E.ode_escape_time_trial, dict(q0=0.0), "q0"),
+    (E.sgd_ode_gap_trial, dict(lr=0.0), "lr"),
+    (E.sgd_ode_gap_trial, dict(t_max=-1.0), "t_max"),
+    (E.sgd_ode_gap_trial, dict(informative=-0.1), "informative"),
+    (E.sgd_ode_gap_trial, dict(n_records=0), "n_records"),
+    (E.sgd_frame_drift_trial, dict(p=1), "p"),
+    (E.sgd_frame_drift_trial, dict(t_max=0.0), "t_max"),
+    (E.sgd_frame_drift_trial, dict(lr=0.0), "lr"),
 ])
 def test_bad_input_raises_before_any_draw(trial, bad, name):
     rng = np.random.default_rng(5)
@@ -62,7 +63,7 @@ def test_ode_escape_time_trial_against_the_full_odes(lr):
     own draw, sampled densely, cross half the plateau risk at the same time; s_min and s_max are
     the extreme singular values of sqrt(N) R(0)."""
     p, p_star, N = 4, 2, 10**5
-    record = q.ode_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(4))
+    record = E.ode_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(4))
     Q0, R0, T = q.initial_overlaps(p, p_star, N, rng=np.random.default_rng(4))
     full = q.integrate_odes(Q0, R0, T, lr=lr, t_max=12.0, grid="linear", n_points=4801)
     level = 0.5 * q.plateau_risk(p, p_star, lr=lr)
@@ -83,15 +84,15 @@ def test_sgd_escape_time_trial_is_one_run_and_its_ode():
                          stop_below=level)
     ode = q.integrate_odes(*q.overlaps(W0, W_star), lr=lr, t_max=t_max, grid="linear",
                            n_points=int(20 * t_max) + 1)
-    record = q.sgd_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(8))
+    record = E.sgd_escape_time_trial(p=p, p_star=p_star, N=N, lr=lr, rng=np.random.default_rng(8))
     assert record == {"t_esc_sgd": run.escape_time(), "t_esc_ode": ode.escape_time()}
     assert run.success and 0.2 < record["t_esc_sgd"] < 5 and 0.2 < record["t_esc_ode"] < 5
 
 
 def test_sgd_ode_gap_trial_is_the_comparison():
     kw = dict(p=3, p_star=2, N=150, lr=0.3, t_max=0.8)
-    c = q.sgd_ode_comparison(**kw, rng=np.random.default_rng(2))
-    record = q.sgd_ode_gap_trial(**kw, rng=np.random.default_rng(2))
+    c = E.sgd_ode_comparison(**kw, rng=np.random.default_rng(2))
+    record = E.sgd_ode_gap_trial(**kw, rng=np.random.default_rng(2))
     assert record["gap"] == np.max(np.abs(c.ode.risk - c.sgd.risk))
     assert record["gap_gradient_flow"] == np.max(np.abs(c.gradient_flow.risk - c.sgd.risk))
     assert record["rms_gap"] < record["gap"] and record["risk_start"] == c.sgd.risk[0]
@@ -106,7 +107,7 @@ def test_sgd_frame_drift_trial_is_the_drift_of_one_run():
     S = q.conserved_frame(run.R)
     drift = np.linalg.norm(S - S[-1], axis=(1, 2))
     k = np.searchsorted(run.t, run.escape_time())        # first record at or after the escape
-    rec = q.sgd_frame_drift_trial(p=p, p_star=p_star, N=N, lr=lr, t_max=2.0, informative=0.6,
+    rec = E.sgd_frame_drift_trial(p=p, p_star=p_star, N=N, lr=lr, t_max=2.0, informative=0.6,
                                   rng=np.random.default_rng(0))
     same = dict(rel=0, abs=0)  # the trial's run is this run, bit for bit
     assert rec["drift_start"] == pytest.approx(drift[0], **same)
@@ -119,7 +120,7 @@ def test_sgd_frame_drift_trial_is_the_drift_of_one_run():
 
 
 def test_sgd_frame_drift_random_start_moves_the_frame_before_escape():
-    table = sweep(q.sgd_frame_drift_trial, {"N": [200]}, fixed=dict(p=3, p_star=2, lr=0.15, t_max=3.0),
+    table = sweep(E.sgd_frame_drift_trial, {"N": [200]}, fixed=dict(p=3, p_star=2, lr=0.15, t_max=3.0),
                   trials=6, seed=0, n_jobs=1, cache=False, progress=False)
     assert len(table) == 6
     assert set(table.columns) >= {"p", "p_star", "N", "lr", "trial", "drift_start", "drift_after"}

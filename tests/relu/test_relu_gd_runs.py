@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 from ibcore import DivergenceError
 from ibcore.relu.gd import _gradient_descent_runs
@@ -109,13 +110,13 @@ def test_arguments_are_validated_per_run():
 
 
 TRIALS = [
-    (R.gap_trial, dict(n=12, d=400, tol=1e-9, method="gram")),
-    (R.gap_trial, dict(n=12, d=200, tol=1e-9, method="features", spectrum="spiked")),
-    (R.pattern_trial, dict(n=12, d=300, c=0.02)),
-    (R.test_error_trial, dict(n=12, d=200, c=0.02)),
-    (R.two_neuron_trial, dict(n=12, d=300, c=0.02)),
-    (R.disjoint_trial, dict(n=12, d=300, m=3, c=0.02)),
-    (R.bad_init_trial, dict(n=12, d=200, init="gaussian", m=2, c=0.02)),
+    (E.gap_trial, dict(n=12, d=400, tol=1e-9, method="gram")),
+    (E.gap_trial, dict(n=12, d=200, tol=1e-9, method="features", spectrum="spiked")),
+    (E.pattern_trial, dict(n=12, d=300, c=0.02)),
+    (E.test_error_trial, dict(n=12, d=200, c=0.02)),
+    (E.two_neuron_trial, dict(n=12, d=300, c=0.02)),
+    (E.disjoint_trial, dict(n=12, d=300, m=3, c=0.02)),
+    (E.bad_init_trial, dict(n=12, d=200, init="gaussian", m=2, c=0.02)),
 ]
 
 
@@ -128,6 +129,6 @@ def test_a_trials_batch_gives_each_trials_own_record(trial, params):
 
 def test_a_trials_batch_checks_its_parameters_as_the_trial():
     with pytest.raises(TypeError, match="wrong"):
-        R.gap_trial.batch(n=12, d=400, wrong=1, rngs=[1])
+        E.gap_trial.batch(n=12, d=400, wrong=1, rngs=[1])
     with pytest.raises(ValueError, match="b0 must be"):
-        R.gap_trial.batch(n=12, d=400, b0=-1.0, rngs=[1])
+        E.gap_trial.batch(n=12, d=400, b0=-1.0, rngs=[1])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 
 N_EX, DRAWS, Z = 8, 1500, 5.0  # 5 standard errors: a broken sampler fails, a correct one does not
@@ -74,8 +75,8 @@ def test_sample_gram_is_symmetric_psd_and_cheap_at_huge_d():
 def test_gap_distribution_gram_vs_features():
     """The gap experiment gives the same gap distribution whether K is sampled or X is."""
     common = dict(n=20, d=200, c=0.01)
-    gram = [R.gap_trial(**common, method="gram", rng=s)["gap_scaled"] for s in range(40)]
-    feat = [R.gap_trial(**common, method="features", rng=1000 + s)["gap_scaled"] for s in range(40)]
+    gram = [E.gap_trial(**common, method="gram", rng=s)["gap_scaled"] for s in range(40)]
+    feat = [E.gap_trial(**common, method="features", rng=1000 + s)["gap_scaled"] for s in range(40)]
     assert ks_2samp(gram, feat).pvalue > 1e-3
     assert abs(np.median(gram) - np.median(feat)) < 0.15  # medians ≈ 0.5, IQR ≈ 0.25 at 40 trials
 

@@ -1,7 +1,8 @@
-"""The network trials: two neurons, a disjoint start and bad starts (ibcore.relu.network_trials)."""
+"""The network trials: two neurons, a disjoint start and bad starts (ibcore.experiments.relu.networks)."""
 import numpy as np
 import pytest
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 from ibcore.sweep import sweep
 
@@ -10,19 +11,19 @@ TWO_KEYS = {"gap", "gap_scaled", "orthogonal_gap", "decoupled", "predicted_decou
 
 
 def test_two_neuron_trial_keys_reproducibility_and_regimes():
-    out = R.two_neuron_trial(n=20, d=1600, b0=0.1, rng=0)
+    out = E.two_neuron_trial(n=20, d=1600, b0=0.1, rng=0)
     assert set(out) == TWO_KEYS and all(np.ndim(v) == 0 for v in out.values())
-    assert out == R.two_neuron_trial(n=20, d=1600, b0=0.1, rng=0)
+    assert out == E.two_neuron_trial(n=20, d=1600, b0=0.1, rng=0)
     assert out["success"] and out["max_residual"] < R.FIT_TOL
     assert out["decoupled"] <= out["predicted_decoupled"] + 0.05
-    big = R.two_neuron_trial(n=20, d=1600, b0=1.0, rng=0)
+    big = E.two_neuron_trial(n=20, d=1600, b0=1.0, rng=0)
     # b0 = 1 > max|y|/2: nothing decouples, and the gap is the orthogonal one up to the cross-talk
     assert big["success"] and big["decoupled"] == 0 and big["predicted_decoupled"] == 0
     assert big["gap"] == pytest.approx(big["orthogonal_gap"], rel=np.sqrt(20 / 1600))
 
 
 def test_two_neuron_trial_is_the_computation_by_hand():
-    out = R.two_neuron_trial(n=12, d=900, b0=0.05, c=0.02, rng=5)
+    out = E.two_neuron_trial(n=12, d=900, b0=0.05, c=0.02, rng=5)
     rng = np.random.default_rng(5)
     y = R.sample_labels(12, rng=rng)
     K = R.sample_gram(12, 900, rng=rng)
@@ -32,12 +33,12 @@ def test_two_neuron_trial_is_the_computation_by_hand():
 
 
 def test_two_neuron_sweep_table(tmp_path):
-    table = sweep(R.two_neuron_trial, {"b0": [0.1, 0.3], "d": [400]}, fixed={"n": 10}, trials=2, cache=tmp_path,
+    table = sweep(E.two_neuron_trial, {"b0": [0.1, 0.3], "d": [400]}, fixed={"n": 10}, trials=2, cache=tmp_path,
                   n_jobs=1, progress=False)
     assert len(table) == 4
     assert set(table.columns) == {"b0", "d", "n", "trial"} | TWO_KEYS
     with pytest.raises(ValueError, match="unknown"):
-        sweep(R.two_neuron_trial, {"scale": [0.1]}, fixed={"n": 10}, cache=False, progress=False)
+        sweep(E.two_neuron_trial, {"scale": [0.1]}, fixed={"n": 10}, cache=False, progress=False)
 
 
 DISJOINT_KEYS = {"gap", "closest_gap", "init_term", "relu_term", "gap_scaled", "relu_scaled", "linear_limit_error",
@@ -46,7 +47,7 @@ DISJOINT_KEYS = {"gap", "closest_gap", "init_term", "relu_term", "gap_scaled", "
 
 
 def test_disjoint_trial():
-    out = R.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
+    out = E.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
     assert set(out) == DISJOINT_KEYS and all(np.ndim(v) == 0 for v in out.values())
     assert out["pattern_kept"] and out["success"] and out["foreign_active"] == 0
     assert out["linear_limit_error"] < 1e-8 and out["closest_gap"] < 1e-8
@@ -54,31 +55,31 @@ def test_disjoint_trial():
     assert out["init_term"] == pytest.approx(0.9, rel=0.25)
     assert out["relu_scaled"] == pytest.approx(np.sqrt(3 / 8), rel=0.4)
     assert out["symmetric_norm_ratio"] == pytest.approx(2, rel=0.15)
-    assert out == R.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
-    broken = R.disjoint_trial(n=40, d=1600, m=4, b0=0.01, c=0.05, rng=0)  # far below the cross-talk
+    assert out == E.disjoint_trial(n=40, d=1600, m=4, b0=0.3, c=0.05, rng=0)
+    broken = E.disjoint_trial(n=40, d=1600, m=4, b0=0.01, c=0.05, rng=0)  # far below the cross-talk
     assert not broken["pattern_kept"] and broken["foreign_active"] > 0 and broken["closest_gap"] > 1e-3
 
 
 def test_disjoint_sweep(tmp_path):
-    table = sweep(R.disjoint_trial, {"m": [2, 4], "d": [400]}, fixed={"n": 16, "b0": 0.5, "c": 0.05}, trials=1,
+    table = sweep(E.disjoint_trial, {"m": [2, 4], "d": [400]}, fixed={"n": 16, "b0": 0.5, "c": 0.05}, trials=1,
                   cache=tmp_path, n_jobs=1, progress=False)
     assert len(table) == 2 and set(table.columns) == {"m", "d", "n", "b0", "c", "trial"} | DISJOINT_KEYS
 
 
 def test_bad_init_trials():
-    control = R.bad_init_trial(n=20, d=400, init="all_active", b0=1.0, rng=0)
+    control = E.bad_init_trial(n=20, d=400, init="all_active", b0=1.0, rng=0)
     assert control["success"] and control["never_active"] == 0 and abs(control["loss_excess"]) < 1e-12
-    off = R.bad_init_trial(n=20, d=400, init="inactive_positive", b0=1.0, rng=0)
+    off = E.bad_init_trial(n=20, d=400, init="inactive_positive", b0=1.0, rng=0)
     # frozen examples cost exactly y_i²/2n each and nothing else is lost
     assert off["never_active"] == 2 and off["unfit"] == 2 and not off["success"]
     assert off["loss_excess"] == pytest.approx(off["stuck_loss"], abs=1e-12)
-    gauss = R.bad_init_trial(n=20, d=400, init="gaussian", m=2, rng=0)
+    gauss = E.bad_init_trial(n=20, d=400, init="gaussian", m=2, rng=0)
     assert gauss["inactive_at_init"] > 0 and gauss["loss_excess"] >= gauss["stuck_loss"] - 1e-12
-    assert gauss == R.bad_init_trial(n=20, d=400, init="gaussian", m=2, rng=0)
+    assert gauss == E.bad_init_trial(n=20, d=400, init="gaussian", m=2, rng=0)
 
 
 def test_bad_init_trial_is_the_computation_by_hand():
-    out = R.bad_init_trial(n=20, d=300, init="gaussian", rng=2)
+    out = E.bad_init_trial(n=20, d=300, init="gaussian", rng=2)
     rng = np.random.default_rng(2)
     y = R.sample_labels(20, rng=rng)
     X = R.sample_features(20, 300, rng=rng)
@@ -91,7 +92,7 @@ def test_bad_init_trial_is_the_computation_by_hand():
 
 
 def test_bad_init_sweep(tmp_path):
-    table = sweep(R.bad_init_trial, [{"init": "gaussian", "b0": 1.0}, {"init": "all_active", "b0": 1e-3}],
+    table = sweep(E.bad_init_trial, [{"init": "gaussian", "b0": 1.0}, {"init": "all_active", "b0": 1e-3}],
                   fixed={"n": 10, "d": 200}, trials=2, cache=tmp_path, n_jobs=1, progress=False)
     assert len(table) == 4
     assert list(table["init"]) == ["gaussian", "gaussian", "all_active", "all_active"]

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 from ibcore.summary import summarise
 from ibcore.sweep import sweep, trial_seed
@@ -14,12 +15,12 @@ GAP_KEYS = {"gap", "gap_scaled", "gap_scaled_R0", "first_order_gap", "c_used", "
 
 
 def test_gap_trial_returns_the_documented_scalars():
-    out = R.gap_trial(n=20, d=800, rng=0)
+    out = E.gap_trial(n=20, d=800, rng=0)
     assert set(out) == GAP_KEYS
     assert all(np.ndim(v) == 0 for v in out.values())
     assert out["success"] and out["max_residual"] < 1e-9 and abs(out["loss_excess"]) < 1e-12
     assert out["stabilisation_step"] < out["n_steps"] and isinstance(out["n_steps"], int)
-    assert out == R.gap_trial(n=20, d=800, rng=0)  # reproducible from the seed
+    assert out == E.gap_trial(n=20, d=800, rng=0)  # reproducible from the seed
 
 
 @pytest.mark.parametrize("method, d", [("gram", 3000), ("features", 400)])
@@ -27,7 +28,7 @@ def test_gap_trial_measures_the_gap_of_an_independent_computation(method, d):
     """The trial's gap, loss excess and step count, against plain numpy GD and SciPy's SLSQP for w*
     on the trial's own draw (labels first, then the data; a Gram-only draw made explicit)."""
     n, b0, c, tol = 20, 0.5, 0.005, 1e-10
-    out = R.gap_trial(n=n, d=d, b0=b0, c=c, method=method, tol=tol, rng=7)
+    out = E.gap_trial(n=n, d=d, b0=b0, c=c, method=method, tol=tol, rng=7)
     rng = np.random.default_rng(7)
     y = R.sample_labels(n, rng=rng)
     X = gram_root(R.sample_gram(n, d, rng=rng)) if method == "gram" else R.sample_features(n, d, rng=rng)
@@ -55,8 +56,8 @@ def test_relative_gap_gram_is_the_weight_space_gap():
 
 
 def test_gap_trial_default_step_follows_the_cross_talk_scale():
-    small = R.gap_trial(n=20, d=1000, method="gram", rng=0)
-    large = R.gap_trial(n=20, d=10**6, method="gram", tol=1e-9, rng=0)
+    small = E.gap_trial(n=20, d=1000, method="gram", rng=0)
+    large = E.gap_trial(n=20, d=10**6, method="gram", tol=1e-9, rng=0)
     assert small["c_used"] == 0.01 and large["c_used"] == R.default_contraction(20, 10**6) == 0.0009
     # with c << sqrt(n/d) the ratio is on the sqrt(n/d) scale, not on the floor c/sqrt(3)/sqrt(n/d) = 0.12
     assert large["success"] and 0.1 < large["gap_scaled"] < 2
@@ -64,12 +65,12 @@ def test_gap_trial_default_step_follows_the_cross_talk_scale():
 
 def test_gap_trial_keywords_only():
     with pytest.raises(TypeError):
-        R.gap_trial(20, 800)
+        E.gap_trial(20, 800)
 
 
 def test_huge_d_point_uses_only_K():
     """d = 10^8 isotropic: K by Bartlett, so the cost does not depend on d."""
-    out = R.gap_trial(n=30, d=10 ** 8, c=1e-3, rng=1)
+    out = E.gap_trial(n=30, d=10 ** 8, c=1e-3, rng=1)
     # the stopping rule lr‖∇L‖ ≤ tol‖w‖ leaves a residual ≈ tol·‖y₊‖/c ≈ 1e-12 · 3 / 1e-3
     assert out["success"] and out["max_residual"] < 1e-8
 
@@ -77,13 +78,13 @@ def test_huge_d_point_uses_only_K():
 def test_features_path_runs_the_same_experiment():
     """Through X instead of K (same labels; tests/relu/test_relu_gram.py compares the distributions):
     one draw at d = 200 reaches the global minimum with a Theta(1) ratio."""
-    f = R.gap_trial(n=20, d=200, c=0.01, method="features", rng=3)
+    f = E.gap_trial(n=20, d=200, c=0.01, method="features", rng=3)
     assert f["success"] and 0.1 < f["gap_scaled"] < 2
 
 
 def test_gap_sweep_scales_as_sqrt_n_over_d():
     """Slope in d in [-0.65, -0.35]; median gap/√(n/d) in [0.2, 1.2] with 25th percentile > 0.1."""
-    table = sweep(R.gap_trial, {"d": [400, 1600, 6400]}, fixed={"n": 20, "method": "gram", "c": 0.01},
+    table = sweep(E.gap_trial, {"d": [400, 1600, 6400]}, fixed={"n": 20, "method": "gram", "c": 0.01},
                   trials=12, cache=False, n_jobs=1, progress=False)
     med = summarise(table, "d", "gap")
     slope = np.polyfit(np.log(med["d"]), np.log(med["median"]), 1)[0]
@@ -96,36 +97,36 @@ def test_gap_sweep_scales_as_sqrt_n_over_d():
 def test_sweep_rows_equal_the_trial_with_the_sweep_generator(tmp_path):
     grid = {"n": [10, 15]}
     fixed = {"d": 100, "c": 0.02}
-    a = sweep(R.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path, n_jobs=1, progress=False)
+    a = sweep(E.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path, n_jobs=1, progress=False)
     assert len(a) == 4 and set(a.columns) == {"n", "d", "c", "trial"} | GAP_KEYS
     assert len(list(tmp_path.rglob("*.json"))) == 4
-    assert a.equals(sweep(R.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path,
+    assert a.equals(sweep(E.gap_trial, grid, fixed=fixed, trials=2, seed=3, cache=tmp_path,
                           n_jobs=1, progress=False))
     params = {"n": 15, **fixed}
-    by_hand = R.gap_trial(**params, rng=np.random.default_rng(trial_seed(3, params, 1)))
+    by_hand = E.gap_trial(**params, rng=np.random.default_rng(trial_seed(3, params, 1)))
     row = a[(a["n"] == 15) & (a["trial"] == 1)].iloc[0]
     assert row["gap"] == by_hand["gap"] and row["n_steps"] == by_hand["n_steps"]
 
 
 def test_sweep_runs_in_worker_processes():
     grid = [{"n": 10, "d": 100}, {"n": 10, "d": 200}]
-    serial = sweep(R.gap_trial, grid, trials=2, cache=False, n_jobs=1, progress=False)
-    parallel = sweep(R.gap_trial, grid, trials=2, cache=False, n_jobs=2, progress=False)
+    serial = sweep(E.gap_trial, grid, trials=2, cache=False, n_jobs=1, progress=False)
+    parallel = sweep(E.gap_trial, grid, trials=2, cache=False, n_jobs=2, progress=False)
     assert serial.equals(parallel)
 
 
 def test_sweep_refuses_unknown_and_doubled_parameters():
     with pytest.raises(ValueError, match="unknown gap_trial parameter"):
-        sweep(R.gap_trial, {"n": [10], "dim": [50]}, cache=False, progress=False)
+        sweep(E.gap_trial, {"n": [10], "dim": [50]}, cache=False, progress=False)
     with pytest.raises(ValueError, match="given both in grid and in fixed"):
-        sweep(R.gap_trial, {"n": [10], "d": [50]}, fixed={"d": 60}, cache=False, progress=False)
+        sweep(E.gap_trial, {"n": [10], "d": [50]}, fixed={"d": 60}, cache=False, progress=False)
 
 
 @pytest.mark.parametrize("spectrum", ["spiked", "power_law"])
 def test_anisotropic_spectra_gap_on_the_cross_talk_scale(spectrum):
     """Notes §3: n cross-terms of size ‖λ‖₂ against a diagonal ‖λ‖₁ give the scale √n‖λ‖₂/‖λ‖₁
     (= √(n/d) for isotropic data); the gap should be Θ(1) on it, with the isotropic band of §7.7."""
-    table = sweep(R.gap_trial, {"d": [4000]},
+    table = sweep(E.gap_trial, {"d": [4000]},
                   fixed={"n": 20, "spectrum": spectrum, "method": "gram", "c": 0.002},
                   trials=8, cache=False, n_jobs=1, progress=False)
     assert table["success"].all()
@@ -145,7 +146,7 @@ PATTERN_KEYS = {"gap", "gap_scaled", "gap_over_c", "gap_to_pls", "pls_to_star", 
 def test_pattern_trial_orthogonal_is_the_exact_control():
     """K = d·I: no cross-talk, so w* zeroes every negative (all constraints tight, w* = w_PLS), the
     pattern settles exactly when the scalar recursion says, and the gap is the overshoot closed form."""
-    out = R.pattern_trial(n=20, d=500, data="orthogonal", c=0.05, rng=3)
+    out = E.pattern_trial(n=20, d=500, data="orthogonal", c=0.05, rng=3)
     assert set(out) == PATTERN_KEYS
     assert out["strictly_inactive"] == 0.0 and out["pls_violations"] == 0.0 and out["pls_to_star"] < 1e-12
     assert out["stabilisation_step"] == out["orthogonal_stabilisation_step"] and out["reactivations"] == 0
@@ -155,30 +156,30 @@ def test_pattern_trial_orthogonal_is_the_exact_control():
 
 
 def test_pattern_trial_gaussian_fits_positives_and_zeroes_negatives():
-    out = R.pattern_trial(n=20, d=2000, c=0.02, rng=4)
+    out = E.pattern_trial(n=20, d=2000, c=0.02, rng=4)
     assert set(out) == PATTERN_KEYS
     assert all(np.ndim(v) == 0 for v in out.values())
     assert out["success"] and out["negatives_exactly_zero"] and out["positives_always_active"]
     assert out["max_residual"] < 1e-9 and abs(out["loss_excess"]) < 1e-12
     assert 0 < out["strictly_inactive"] < 1  # cross-talk: some constraints tight, some slack
     assert out["gap_scaled"] == pytest.approx(out["gap"] / np.sqrt(20 / 2000))
-    assert out == R.pattern_trial(n=20, d=2000, c=0.02, rng=4)
+    assert out == E.pattern_trial(n=20, d=2000, c=0.02, rng=4)
 
 
 def test_pattern_sweep_table(tmp_path):
-    table = sweep(R.pattern_trial, {"data": ["gaussian", "orthogonal"]}, fixed={"n": 10, "d": 200, "c": 0.05},
+    table = sweep(E.pattern_trial, {"data": ["gaussian", "orthogonal"]}, fixed={"n": 10, "d": 200, "c": 0.05},
                   trials=2, cache=tmp_path, n_jobs=1, progress=False)
     assert len(table) == 4
     assert set(table.columns) == {"n", "d", "c", "data", "trial"} | PATTERN_KEYS
     orth = table[table["data"] == "orthogonal"]
     np.testing.assert_array_equal(orth["stabilisation_step"], orth["orthogonal_stabilisation_step"])
     with pytest.raises(ValueError, match="unknown pattern_trial parameter"):
-        sweep(R.pattern_trial, {"n": [10]}, fixed={"d": 100, "spectrum": "isotropic"}, cache=False, progress=False)
+        sweep(E.pattern_trial, {"n": [10]}, fixed={"d": 100, "spectrum": "isotropic"}, cache=False, progress=False)
 
 
 def test_structure_trial_is_pattern_trials_structure():
-    s = R.structure_trial(n=20, d=2000, rng=4)
-    p = R.pattern_trial(n=20, d=2000, c=0.02, rng=4)
+    s = E.structure_trial(n=20, d=2000, rng=4)
+    p = E.pattern_trial(n=20, d=2000, c=0.02, rng=4)
     assert set(s) == {"strictly_inactive", "pls_violations", "pls_predicts_slack", "pls_to_star"}
     assert all(s[k] == p[k] for k in s)  # same labels and K from the same generator
 
@@ -189,7 +190,7 @@ def test_structure_trial_without_a_positive_label():
     ch. 1 met such a draw at n = 10 and stopped on the error)."""
     y = R.sample_labels(3, rng=20)
     assert np.all(y <= 0)
-    s = R.structure_trial(n=3, d=50, rng=20)
+    s = E.structure_trial(n=3, d=50, rng=20)
     assert s["pls_to_star"] == 0.0 and s["strictly_inactive"] == 0.0 and s["pls_violations"] == 0.0
 
 
@@ -198,7 +199,7 @@ def test_test_error_trial_against_an_independent_computation(noise):
     """Teacher θ, data, labels y = Xθ + √Δ ξ (Δ = noise, a variance), plain GD and SLSQP's w*:
     the trial's gap, distance and risks are those of this computation."""
     n, d, c = 20, 500, 0.01
-    out = R.test_error_trial(n=n, d=d, c=c, noise=noise, rng=0)
+    out = E.test_error_trial(n=n, d=d, c=c, noise=noise, rng=0)
     rng = np.random.default_rng(0)
     theta = rng.standard_normal(d)
     theta *= np.sqrt(1 / 3) / np.linalg.norm(theta)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import ibcore.experiments.relu as E
 import ibcore.relu as R
 from ibcore import DivergenceError
 from ibcore.relu import stability
@@ -278,21 +279,21 @@ def test_divergence_raises_with_the_step(gd):
     (lambda: R.disjoint_init(np.ones((3, 5)), [0, 1, 1]), r"positive definite K"),
     (lambda: R.all_active_init(np.eye(3), b0=0), r"b0 must be a positive"),
     (lambda: R.gaussian_init(10, m=0), r"m must be a positive integer"),
-    (lambda: R.gap_trial(n=10, d=50, method="fast"), r"method must be one of"),
-    (lambda: R.gap_trial(n=10, d=50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
-    (lambda: R.gap_trial(n=10, d=50, b0=0.0), r"b0 must be a positive"),
-    (lambda: R.gap_trial(n=10, d=50, c=-0.1), r"c must be a positive"),
-    (lambda: R.gap_trial(n=10, d=50, tol=-1.0), r"tol must be a non-negative"),
-    (lambda: R.gap_trial(n=10, d=50, max_steps=0), r"max_steps must be a positive"),
-    (lambda: R.gap_trial(n=10, d=50, rng=-1), r"non-negative"),
-    (lambda: R.pattern_trial(n=10, d=100, data="sparse"), r"data must be one of"),
-    (lambda: R.pattern_trial(n=10, d=5), r"d must be at least n"),
-    (lambda: R.pattern_trial(n=10, d=100, c=-0.1), r"c must be a positive"),
-    (lambda: R.two_neuron_trial(n=10, d=100, b0=0.0), r"b0 must be a positive"),
-    (lambda: R.two_neuron_trial(n=10, d=5), r"d must be at least n"),
-    (lambda: R.disjoint_trial(n=10, d=100, m=1), r"m must be at least 2"),
-    (lambda: R.bad_init_trial(n=10, d=100, init="random"), r"init must be one of"),
-    (lambda: R.bad_init_trial(n=10, d=100, m=3), r"m must be 1 or 2"),
+    (lambda: E.gap_trial(n=10, d=50, method="fast"), r"method must be one of"),
+    (lambda: E.gap_trial(n=10, d=50, spectrum=np.ones(50)), r"spectrum must be a profile name"),
+    (lambda: E.gap_trial(n=10, d=50, b0=0.0), r"b0 must be a positive"),
+    (lambda: E.gap_trial(n=10, d=50, c=-0.1), r"c must be a positive"),
+    (lambda: E.gap_trial(n=10, d=50, tol=-1.0), r"tol must be a non-negative"),
+    (lambda: E.gap_trial(n=10, d=50, max_steps=0), r"max_steps must be a positive"),
+    (lambda: E.gap_trial(n=10, d=50, rng=-1), r"non-negative"),
+    (lambda: E.pattern_trial(n=10, d=100, data="sparse"), r"data must be one of"),
+    (lambda: E.pattern_trial(n=10, d=5), r"d must be at least n"),
+    (lambda: E.pattern_trial(n=10, d=100, c=-0.1), r"c must be a positive"),
+    (lambda: E.two_neuron_trial(n=10, d=100, b0=0.0), r"b0 must be a positive"),
+    (lambda: E.two_neuron_trial(n=10, d=5), r"d must be at least n"),
+    (lambda: E.disjoint_trial(n=10, d=100, m=1), r"m must be at least 2"),
+    (lambda: E.bad_init_trial(n=10, d=100, init="random"), r"init must be one of"),
+    (lambda: E.bad_init_trial(n=10, d=100, m=3), r"m must be 1 or 2"),
     (lambda: R.norm_gram(np.eye(3), np.ones(2)), r"coef must have n=3 columns"),
     (lambda: R.default_contraction(0, 10), r"n must be a positive integer"),
     # anchored: the message starts with the parameter's name

@@ -1,4 +1,4 @@
-r"""Trials of one neuron: the gap to w* (:func:`~ibcore.relu.gap_trial`) and the activation pattern (:func:`~ibcore.relu.pattern_trial`).
+r"""Trials of one neuron: the gap to w* (:func:`~ibcore.experiments.relu.gap_trial`) and the activation pattern (:func:`~ibcore.experiments.relu.pattern_trial`).
 
 A *trial* follows the book's protocol (CONTRIBUTING, "ibcore's design"):
 keyword-only parameters, ``rng=None``, arguments validated before anything is
@@ -25,17 +25,17 @@ import math
 
 import numpy as np
 
-from ..validation import nonnegative_float, positive_float, positive_int
-from .features import Spectrum, sample_features, sample_labels, _validated_sizes
-from ._gd_trials import batch_of, run_trial
-from .gram import sample_gram
-from .initialisation import all_active_init, all_active_init_gram
-from .metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
-                      _run_statistics, _slack_statistics)
-from .min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
-from .orthogonal import orthogonal_stabilisation_step
-from .perturbation import first_order_gap
-from .stability import default_contraction, lr_from_contraction, lr_from_contraction_gram
+from ...relu.features import Spectrum, sample_features, sample_labels, _validated_sizes
+from ...relu.gram import sample_gram
+from ...relu.initialisation import all_active_init, all_active_init_gram
+from ...relu.metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
+                             _run_statistics, _slack_statistics)
+from ...relu.min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
+from ...relu.orthogonal import orthogonal_stabilisation_step
+from ...relu.perturbation import first_order_gap
+from ...relu.stability import default_contraction, lr_from_contraction, lr_from_contraction_gram
+from ...validation import nonnegative_float, positive_float, positive_int
+from ._batch import batch_of, run_trial
 
 __all__ = ["gap_trial", "pattern_trial", "structure_trial", "test_error_trial"]
 
@@ -112,8 +112,8 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.gap_trial(n=10, d=10**4, c=0.01, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.gap_trial(n=10, d=10**4, c=0.01, rng=0)
     >>> out["success"]
     True
     >>> print(f"{out['gap']:.3f}")
@@ -124,7 +124,7 @@ def gap_trial(*, n, d, b0=1.0, c=None, spectrum="isotropic", spectrum_param=None
 
 
 def _gap_trial(*, n, d, b0, c, spectrum, spectrum_param, method, tol, max_steps, rng):
-    """The body of :func:`gap_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`gap_trial` (see ``_batch``): it yields its GD call."""
     n = positive_int("n", n)
     d = positive_int("d", d)
     b0 = positive_float("b0", b0)
@@ -226,8 +226,8 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.pattern_trial(n=10, d=10**4, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.pattern_trial(n=10, d=10**4, rng=0)
     >>> out["stabilisation_step"] <= out["n_steps"]
     True
     """
@@ -235,7 +235,7 @@ def pattern_trial(*, n, d, data="gaussian", b0=1.0, c=0.01, tol=1e-12, max_steps
 
 
 def _pattern_trial(*, n, d, data, b0, c, tol, max_steps, rng):
-    """The body of :func:`pattern_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`pattern_trial` (see ``_batch``): it yields its GD call."""
     n, d = _validated_sizes(n, d)
     if data not in _DATA:
         raise ValueError(f"data must be one of {_DATA}, got {data!r}")
@@ -300,8 +300,8 @@ def structure_trial(*, n, d, rng=None) -> dict:
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.structure_trial(n=10, d=100, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.structure_trial(n=10, d=100, rng=0)
     >>> sorted(out)[:3]
     ['pls_predicts_slack', 'pls_to_star', 'pls_violations']
     """
@@ -335,7 +335,7 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     n, d : int
         Number of examples and dimension (:math:`d \ge n`).
     b0, c, tol, max_steps
-        As in :func:`~ibcore.relu.gap_trial` (isotropic data).
+        As in :func:`~ibcore.experiments.relu.gap_trial` (isotropic data).
     noise : float
         Variance :math:`\Delta \ge 0` of the label noise, as everywhere in ibcore (Part II's
         convention: :math:`y = f(x) + \sqrt\Delta\,\xi` with :math:`\xi \sim N(0, 1)`).
@@ -354,8 +354,8 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.test_error_trial(n=10, d=200, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.test_error_trial(n=10, d=200, rng=0)
     >>> print(f"GD {out['risk_gd']:.3f}, w* {out['risk_star']:.3f}")
     GD 0.149, w* 0.149
     """
@@ -364,7 +364,7 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
 
 
 def _test_error_trial(*, n, d, b0, c, noise, tol, max_steps, rng):
-    """The body of :func:`test_error_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`test_error_trial` (see ``_batch``): it yields its GD call."""
     n, d = _validated_sizes(n, d)
     b0 = positive_float("b0", b0)
     c = default_contraction(n, d) if c is None else positive_float("c", c)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import inspect
 
-from .gd import _gradient_descent_runs
-from ._iteration import without_inactive_warning
+from ...relu.gd import _gradient_descent_runs
+from ...relu._iteration import without_inactive_warning
 
 
 def _finish(body, result):

@@ -9,16 +9,16 @@ closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in
 :mod:`~ibcore.relu.min_norm`, the initial weights in
 :mod:`~ibcore.relu.initialisation`.
 
-* :func:`~ibcore.relu.two_neuron_trial`: :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` from
+* :func:`~ibcore.experiments.relu.two_neuron_trial`: :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` from
   :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/d`, compared with the decoupled target
   :math:`(w^\star(y), w^\star(-y))`.
-* :func:`~ibcore.relu.disjoint_trial`: m neurons from a sign-aligned disjoint start;
+* :func:`~ibcore.experiments.relu.disjoint_trial`: m neurons from a sign-aligned disjoint start;
   while the pattern does not change every neuron runs linear regression on
   its own subset.
-* :func:`~ibcore.relu.bad_init_trial`: random, partly inactive and tiny starts, after
+* :func:`~ibcore.experiments.relu.bad_init_trial`: random, partly inactive and tiny starts, after
   which GD stops at non-global points.
 
-Each trial follows the protocol of :mod:`ibcore.relu.trials` (labels first,
+Each trial follows the protocol of :mod:`ibcore.experiments.relu.one_neuron` (labels first,
 then the data) and reports ``success``: the run converged and fitted every
 example some neuron can fit, to ``_fit_threshold``.
 """
@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import nonnegative_float, positive_float, positive_int
-from .features import sample_features, sample_labels, _validated_sizes
-from ._gd_trials import batch_of, run_trial
-from .gram import sample_gram
-from .initialisation import (_BAD_INITS, bad_init_weights, disjoint_init_gram, sign_aligned_assignment,
-                             two_neuron_init_gram)
-from .metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap, relative_gap_gram,
-                      _run_statistics)
-from .disjoint import disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram
-from .min_norm import min_norm_pair, min_norm_pair_gram, min_norm_solution
-from .model import default_signs
-from .orthogonal import two_neuron_orthogonal_gap
-from .stability import lr_from_contraction, lr_from_contraction_gram
+from ...relu.disjoint import disjoint_closest_targets_gram, disjoint_linear_limit_gram, disjoint_targets_gram
+from ...relu.features import sample_features, sample_labels, _validated_sizes
+from ...relu.gram import sample_gram
+from ...relu.initialisation import (_BAD_INITS, bad_init_weights, disjoint_init_gram, sign_aligned_assignment,
+                                    two_neuron_init_gram)
+from ...relu.metrics import (_can_fit, _fit_statistics, _fit_threshold, norm_gram, relative_gap, relative_gap_gram,
+                             _run_statistics)
+from ...relu.min_norm import min_norm_pair, min_norm_pair_gram, min_norm_solution
+from ...relu.model import default_signs
+from ...relu.orthogonal import two_neuron_orthogonal_gap
+from ...relu.stability import lr_from_contraction, lr_from_contraction_gram
+from ...validation import nonnegative_float, positive_float, positive_int
+from ._batch import batch_of, run_trial
 
 __all__ = ["two_neuron_trial", "disjoint_trial", "bad_init_trial"]
 
@@ -87,8 +87,8 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.two_neuron_trial(n=10, d=10**4, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.two_neuron_trial(n=10, d=10**4, rng=0)
     >>> out["success"], sorted(out)[:3]
     (True, ['converged', 'decoupled', 'gap'])
     """
@@ -96,7 +96,7 @@ def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng
 
 
 def _two_neuron_trial(*, n, d, b0, c, tol, max_steps, rng):
-    """The body of :func:`two_neuron_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`two_neuron_trial` (see ``_batch``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     b0 = positive_float("b0", b0)
     rng = np.random.default_rng(rng)
@@ -140,7 +140,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     b0 : float
         :math:`\lvert\beta(0)\rvert`.
     c, tol, max_steps, rng
-        As in :func:`~ibcore.relu.two_neuron_trial`.
+        As in :func:`~ibcore.experiments.relu.two_neuron_trial`.
 
     Returns
     -------
@@ -165,8 +165,8 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.disjoint_trial(n=10, d=10**4, m=4, rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.disjoint_trial(n=10, d=10**4, m=4, rng=0)
     >>> out["success"]
     True
     """
@@ -174,7 +174,7 @@ def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng
 
 
 def _disjoint_trial(*, n, d, m, b0, c, tol, max_steps, rng):
-    """The body of :func:`disjoint_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`disjoint_trial` (see ``_batch``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     m = positive_int("m", m)
     if m < 2:
@@ -234,7 +234,7 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
         :func:`~ibcore.relu.bad_init_weights`; m = 2 is the
         model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)`.
     c, tol, max_steps, rng
-        As in :func:`~ibcore.relu.two_neuron_trial`; ``rng`` draws y, then X, then w0.
+        As in :func:`~ibcore.experiments.relu.two_neuron_trial`; ``rng`` draws y, then X, then w0.
 
     Returns
     -------
@@ -251,8 +251,8 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.relu as R
-    >>> out = R.bad_init_trial(n=10, d=10**4, init="all_active", rng=0)
+    >>> import ibcore.experiments.relu as E
+    >>> out = E.bad_init_trial(n=10, d=10**4, init="all_active", rng=0)
     >>> out["success"]
     True
     """
@@ -261,7 +261,7 @@ def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, to
 
 
 def _bad_init_trial(*, n, d, init, b0, m, inactive, c, tol, max_steps, rng):
-    """The body of :func:`bad_init_trial` (see ``_gd_trials``): it yields its GD call."""
+    """The body of :func:`bad_init_trial` (see ``_batch``): it yields its GD call."""
     n, d, c, tol, max_steps = _checked(n, d, c, tol, max_steps)
     if init not in _BAD_INITS:  # fail before drawing the data (bad_init_weights checks the rest)
         raise ValueError(f"init must be one of {_BAD_INITS}, got {init!r}")

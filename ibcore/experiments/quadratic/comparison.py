@@ -1,27 +1,26 @@
-"""One SGD run next to the ODEs started from its own finite-N overlaps.
+"""One SGD run next to the ODEs started from its own finite-N overlaps, as an object and as a trial.
 
-:func:`~ibcore.quadratic.sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
+:func:`~ibcore.experiments.quadratic.sgd_ode_comparison` draws a teacher and a student, runs one-pass SGD
 on their overlaps (:func:`~ibcore.quadratic.sgd_overlaps`, exact in law) and integrates,
 from the run's exact :math:`(Q(0), R(0), T)` and at its record times, the ODEs with the
 :math:`\\gamma^2` term and without it (gradient flow).
-It is the computation behind :func:`~ibcore.quadratic.sgd_ode_gap_trial`
+It is the computation behind :func:`~ibcore.experiments.quadratic.sgd_ode_gap_trial`
 and the SGD-against-ODE figures of chapters 1 and 2.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
-from .._result import result
-from ..validation import positive_float, positive_int
-from .clock import sgd_steps
-from .odes import integrate_odes
-from .order_parameters import _validated_sizes
-from .overlap_chain import _runs_from_random_init
-from .sgd import SGDTrajectory
-from .trajectory import Trajectory
+from ..._result import result
+from ...quadratic.clock import sgd_steps
+from ...quadratic.odes import integrate_odes
+from ...quadratic.order_parameters import _validated_sizes
+from ...quadratic.overlap_chain import _runs_from_random_init
+from ...quadratic.sgd import SGDTrajectory
+from ...quadratic.trajectory import Trajectory
+from ...validation import positive_float, positive_int
 
-__all__ = ["sgd_ode_comparison", "SGDODEComparison"]
+__all__ = ["sgd_ode_comparison", "SGDODEComparison", "sgd_ode_gap_trial"]
 
 
 @result
@@ -39,8 +38,8 @@ class SGDODEComparison:
 
     Examples
     --------
-    >>> import ibcore.quadratic as q
-    >>> c = q.sgd_ode_comparison(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
+    >>> import ibcore.experiments.quadratic as E
+    >>> c = E.sgd_ode_comparison(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
     >>> bool(c.gap("ode") < 0.5), c.sgd.t.shape == c.ode.t.shape == c.gradient_flow.t.shape
     (True, True)
     """
@@ -113,7 +112,7 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
 
     Returns
     -------
-    :class:`~ibcore.quadratic.comparison.SGDODEComparison`
+    :class:`~ibcore.experiments.quadratic.SGDODEComparison`
 
     Notes
     -----
@@ -126,8 +125,8 @@ def sgd_ode_comparison(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_re
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.quadratic as q
-    >>> c = q.sgd_ode_comparison(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
+    >>> import ibcore.experiments.quadratic as E
+    >>> c = E.sgd_ode_comparison(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
     >>> c.sgd.t.shape == c.ode.t.shape
     True
     """
@@ -151,3 +150,52 @@ def _sgd_ode_comparisons(*, p, p_star, N, lr, t_max, informative=0.3, q0=1.0, n_
 
 
 sgd_ode_comparison.batch = _sgd_ode_comparisons
+
+
+def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200,
+                      rng=None):
+    """Gap between one SGD run and the ODEs from its initial overlaps.
+
+    Runs :func:`~ibcore.experiments.quadratic.sgd_ode_comparison` (same
+    parameters) and measures the risk gaps along the run.
+
+    Parameters
+    ----------
+    p, p_star, N, lr, t_max, informative, q0, n_records, rng
+        As for :func:`~ibcore.experiments.quadratic.sgd_ode_comparison`, which this runs with them:
+        ``t_max`` is the length of the run in :math:`t'` (1.5 by default), ``informative``
+        the built-in teacher overlap (0.3 by default, as a trajectory comparison needs).
+
+    Returns
+    -------
+    dict
+        ``gap`` (max over the records of :math:`|\\epsilon_g^{SGD} - \\epsilon_g^{ODE}|`,
+        ODE with the γ² term), ``rms_gap`` (its root mean square over the
+        records), ``gap_gradient_flow`` and ``rms_gap_gradient_flow`` (the same
+        against gradient flow), ``risk_start`` and ``risk_end`` of the SGD run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.sgd_ode_gap_trial(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
+    >>> sorted(out)
+    ['gap', 'gap_gradient_flow', 'risk_end', 'risk_start', 'rms_gap', 'rms_gap_gradient_flow']
+    """
+    (record,) = _sgd_ode_gap_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative, q0=q0,
+                                  n_records=n_records, rngs=[rng])
+    return record
+
+
+def _sgd_ode_gap_runs(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200, rngs):
+    """:func:`sgd_ode_gap_trial` for each generator of ``rngs``, the SGD runs stepped together:
+    its ``batch``, for the sweep."""
+    comparisons = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
+                                       q0=q0, n_records=n_records, rngs=rngs)
+    return [{"gap": c.gap("ode"), "rms_gap": c.gap("ode", norm="rms"),
+             "gap_gradient_flow": c.gap("gradient_flow"),
+             "rms_gap_gradient_flow": c.gap("gradient_flow", norm="rms"),
+             "risk_start": float(c.sgd.risk[0]), "risk_end": float(c.sgd.risk[-1])} for c in comparisons]
+
+
+sgd_ode_gap_trial.batch = _sgd_ode_gap_runs

@@ -1,22 +1,21 @@
-"""The trials of Part II, one random draw each, for :func:`ibcore.sweep.sweep`.
+"""The escape from the plateau, as trials of Part II: one random draw each, for :func:`ibcore.sweep.sweep`.
 
 Each trial follows the book's protocol: keyword-only parameters, ``rng=None``,
 arguments validated before anything is drawn, and a flat dict of numbers as
 result. A chapter runs one of them by hand first (the same calls, in a visible
 cell) and then over a grid of settings and seeds::
 
+    from ibcore.experiments.quadratic import ode_escape_time_trial
     from ibcore.summary import summarise
     from ibcore.sweep import sweep
     table = sweep(ode_escape_time_trial, {"p": [2, 16], "N": [10**3, 10**7]},
                   fixed={"p_star": 2}, trials=20, seed=0)
     summarise(table, ("p", "N"), "t_esc", stat="mean")
 
-* :func:`~ibcore.quadratic.ode_escape_time_trial`: escape time of the ODEs from a random start;
-* :func:`~ibcore.quadratic.sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
+* :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`: escape time of the ODEs from a random start;
+* :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
   from the run's own initial overlaps;
-* :func:`~ibcore.quadratic.sgd_ode_gap_trial`: largest gap between one SGD run and the ODEs
-  (:func:`~ibcore.quadratic.sgd_ode_comparison`);
-* :func:`~ibcore.quadratic.sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
+* :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
   before and after the escape.
 
 Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is
@@ -26,20 +25,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import positive_float
-from .comparison import _sgd_ode_comparisons
-from .initialisation import initial_overlaps
-from .odes import integrate_odes
-from .order_parameters import _validated_sizes
-from .overlap_chain import _runs_from_random_init
-from .phases import _escape_level, plateau_risk
-from .reduced import reduced_escape_time
-from .symmetry import conserved_frame
+from ...quadratic.initialisation import initial_overlaps
+from ...quadratic.odes import integrate_odes
+from ...quadratic.order_parameters import _validated_sizes
+from ...quadratic.overlap_chain import _runs_from_random_init
+from ...quadratic.phases import _escape_level, plateau_risk
+from ...quadratic.reduced import reduced_escape_time
+from ...quadratic.symmetry import conserved_frame
+from ...validation import positive_float
 
 __all__ = [
     "ode_escape_time_trial",
     "sgd_escape_time_trial",
-    "sgd_ode_gap_trial",
     "sgd_frame_drift_trial",
 ]
 
@@ -92,8 +89,8 @@ def ode_escape_time_trial(*, p, p_star, N, lr=None, q0=1.0, fraction=0.5, t_max=
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.quadratic as q
-    >>> out = q.ode_escape_time_trial(p=8, p_star=2, N=10_000, rng=0)
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.ode_escape_time_trial(p=8, p_star=2, N=10_000, rng=0)
     >>> sorted(out)
     ['s_max', 's_min', 't_esc']
     """
@@ -120,7 +117,7 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     lr : float
         Learning rate γ (small enough for a plateau to exist).
     q0, fraction
-        As in :func:`~ibcore.quadratic.ode_escape_time_trial`.
+        As in :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`.
     t_max : float, optional
         Give up at this :math:`t'`; default :math:`p^*\\ln N + 10`.
     rng : None, int or numpy.random.Generator
@@ -133,8 +130,8 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.quadratic as q
-    >>> out = q.sgd_escape_time_trial(p=4, p_star=2, N=100, lr=0.4, rng=0)
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.sgd_escape_time_trial(p=4, p_star=2, N=100, lr=0.4, rng=0)
     >>> sorted(out)
     ['t_esc_ode', 't_esc_sgd']
     """
@@ -157,55 +154,6 @@ def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
 
 
 sgd_escape_time_trial.batch = _sgd_escape_time_runs
-
-
-def sgd_ode_gap_trial(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200,
-                      rng=None):
-    """Gap between one SGD run and the ODEs from its initial overlaps.
-
-    Runs :func:`~ibcore.quadratic.sgd_ode_comparison` (same
-    parameters) and measures the risk gaps along the run.
-
-    Parameters
-    ----------
-    p, p_star, N, lr, t_max, informative, q0, n_records, rng
-        As for :func:`~ibcore.quadratic.sgd_ode_comparison`, which this runs with them:
-        ``t_max`` is the length of the run in :math:`t'` (1.5 by default), ``informative``
-        the built-in teacher overlap (0.3 by default, as a trajectory comparison needs).
-
-    Returns
-    -------
-    dict
-        ``gap`` (max over the records of :math:`|\\epsilon_g^{SGD} - \\epsilon_g^{ODE}|`,
-        ODE with the γ² term), ``rms_gap`` (its root mean square over the
-        records), ``gap_gradient_flow`` and ``rms_gap_gradient_flow`` (the same
-        against gradient flow), ``risk_start`` and ``risk_end`` of the SGD run.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import ibcore.quadratic as q
-    >>> out = q.sgd_ode_gap_trial(p=4, p_star=2, N=200, lr=0.4, t_max=1.0, n_records=20, rng=0)
-    >>> sorted(out)
-    ['gap', 'gap_gradient_flow', 'risk_end', 'risk_start', 'rms_gap', 'rms_gap_gradient_flow']
-    """
-    (record,) = _sgd_ode_gap_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative, q0=q0,
-                                  n_records=n_records, rngs=[rng])
-    return record
-
-
-def _sgd_ode_gap_runs(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n_records=200, rngs):
-    """:func:`sgd_ode_gap_trial` for each generator of ``rngs``, the SGD runs stepped together:
-    its ``batch``, for the sweep."""
-    comparisons = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max, informative=informative,
-                                       q0=q0, n_records=n_records, rngs=rngs)
-    return [{"gap": c.gap("ode"), "rms_gap": c.gap("ode", norm="rms"),
-             "gap_gradient_flow": c.gap("gradient_flow"),
-             "rms_gap_gradient_flow": c.gap("gradient_flow", norm="rms"),
-             "risk_start": float(c.sgd.risk[0]), "risk_end": float(c.sgd.risk[-1])} for c in comparisons]
-
-
-sgd_ode_gap_trial.batch = _sgd_ode_gap_runs
 
 
 def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rng=None):
@@ -249,8 +197,8 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
     Examples
     --------
     >>> import numpy as np
-    >>> import ibcore.quadratic as q
-    >>> out = q.sgd_frame_drift_trial(p=3, p_star=2, N=100, lr=0.12, t_max=2.0, rng=0)
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.sgd_frame_drift_trial(p=3, p_star=2, N=100, lr=0.12, t_max=2.0, rng=0)
     >>> sorted(out)
     ['drift_after', 'drift_escape', 'drift_start', 'risk_end', 's_min', 't_esc']
     """

@@ -1,0 +1,16 @@
+"""The experiments of Part II: one random draw each, for :func:`ibcore.sweep.sweep`.
+
+* comparison -- :func:`~ibcore.experiments.quadratic.sgd_ode_comparison` (one SGD run next to the
+  ODEs from its own start, for the figures) and :func:`~ibcore.experiments.quadratic.sgd_ode_gap_trial`
+  (the gap between them, as numbers);
+* escape -- :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`,
+  :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial` and
+  :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`.
+
+Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is gradient flow.
+"""
+from . import comparison, escape
+from .comparison import *  # noqa: F401,F403
+from .escape import *  # noqa: F401,F403
+
+__all__ = [*comparison.__all__, *escape.__all__]
