@@ -1,4 +1,6 @@
-"""Input checks shared by every public function of ibcore.
+"""Input checks shared by every public function of ibcore, and the error a divergence raises.
+
+:class:`~ibcore.DivergenceError` is defined here and public as ``ibcore.DivergenceError``.
 
 Each check raises :class:`ValueError` whose message names the offending
 parameter and shows its value (or its shape), so that a wrong call in a
@@ -11,7 +13,6 @@ import numbers
 import numpy as np
 
 __all__ = [
-    "DivergenceError",
     "finite_array",
     "positive_int",
     "nonnegative_int",
@@ -40,7 +41,7 @@ class DivergenceError(FloatingPointError):
 
     Examples
     --------
-    >>> from ibcore.validation import DivergenceError
+    >>> from ibcore import DivergenceError
     >>> err = DivergenceError("the iterates overflowed", step=12, unit="GD step")
     >>> err.step, str(err)
     (12, 'the iterates overflowed (diverged at GD step 12)')

@@ -1,38 +1,78 @@
-"""The Library reference (book/reference) documents exactly each part's public names."""
+"""The Library reference (book/reference) is generated from each public namespace's ``__all__``
+(``tools/sphinx_reference.py``): every namespace has its page, and the pages document exactly
+the public names, each with a docstring in numpy style."""
+import dataclasses
 import importlib
+import inspect
+import pkgutil
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-REFERENCE = Path(__file__).resolve().parents[1] / "book" / "reference"
-ENTRY = re.compile(r"^\.\. auto(?:function|class|data|exception):: (\w+)", re.M)
+import ibcore
+from ibcore._result import _unpack
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT / "book" / "reference"
+sys.path.insert(0, str(ROOT / "tools"))
+from sphinx_reference import api_rst  # noqa: E402
+
+DIRECTIVE = re.compile(r"^\.\. ibcore-api:: ([\w.]+)$", re.M)
+ENTRY = re.compile(r"^\.\. (?:auto(?:function|class|exception)|py:data):: (\w+)$", re.M)
+REEXPORT = re.compile(r"also re-exports ``(\w+)``")
 
 
-@pytest.mark.parametrize("page, package", [("relu", "ibcore.relu"), ("quadratic", "ibcore.quadratic"),
-                                           ("linear", "ibcore.linear")])
-def test_reference_page_documents_exactly_the_public_names(page, package):
-    pages = [REFERENCE / f"{page}.md", REFERENCE / f"{page}_results.md"]
-    documented = [name for path in pages if path.exists() for name in ENTRY.findall(path.read_text(encoding="utf-8"))]
-    public = importlib.import_module(package).__all__
-    assert len(documented) == len(set(documented)), "a name is documented twice"
-    assert sorted(documented) == sorted(public), (
-        f"{page}.md and {package}.__all__ differ: missing {sorted(set(public) - set(documented))}, "
-        f"extra {sorted(set(documented) - set(public))}")
+def _public(name):
+    return not name.rsplit(".", 1)[-1].startswith("_")
 
 
-def test_every_public_name_has_a_docstring():
-    for package in ("ibcore.relu", "ibcore.quadratic", "ibcore.linear"):
-        module = importlib.import_module(package)
-        bare = [n for n in module.__all__ if callable(getattr(module, n)) and not getattr(module, n).__doc__]
-        assert not bare, f"{package}: no docstring for {bare}"
+def namespaces():
+    """``ibcore``, its public modules with an ``__all__``, and the namespaces of a package without one."""
+    found = {"ibcore"}
+    for info in pkgutil.iter_modules(ibcore.__path__, "ibcore."):
+        if not _public(info.name):
+            continue
+        module = importlib.import_module(info.name)
+        if hasattr(module, "__all__"):
+            found.add(info.name)
+        elif info.ispkg:
+            found |= {i.name for i in pkgutil.iter_modules(module.__path__, info.name + ".") if _public(i.name)}
+    return sorted(found)
 
 
-@pytest.mark.parametrize("package", ["ibcore.relu", "ibcore.quadratic"])
+def test_every_public_namespace_has_its_generated_reference_exactly_once():
+    generated = [name for page in sorted(REFERENCE.glob("*.md")) for name in DIRECTIVE.findall(page.read_text())]
+    assert sorted(generated) == namespaces(), "each public namespace is generated on exactly one reference page"
+
+
+@pytest.mark.parametrize("name", namespaces())
+def test_the_reference_documents_exactly_the_public_names(name):
+    text = "\n".join(api_rst(name))
+    documented = ENTRY.findall(text) + REEXPORT.findall(text)
+    public = [n for n in importlib.import_module(name).__all__ if not n.startswith("__")]
+    assert sorted(documented) == sorted(public)
+    assert documented[:len(ENTRY.findall(text))] == [n for n in public if n in ENTRY.findall(text)], \
+        "entries follow __all__"
+
+
+def test_no_module_is_documented_twice():
+    modules = [m for name in namespaces() for m in re.findall(r"^\.\. automodule:: ([\w.]+)$", "\n".join(api_rst(name)), re.M)]
+    assert len(modules) == len(set(modules)), sorted(m for m in modules if modules.count(m) > 1)
+
+
+@pytest.mark.parametrize("name", namespaces())
+def test_every_public_name_has_a_docstring(name):
+    module = importlib.import_module(name)
+    bare = [n for n in module.__all__ if callable(getattr(module, n)) and not getattr(module, n).__doc__]
+    assert not bare, f"{name}: no docstring for {bare}"
+
+
+@pytest.mark.parametrize("package", ["ibcore.relu", "ibcore.quadratic", "ibcore.experiments.relu",
+                                     "ibcore.experiments.quadratic"])
 def test_every_public_function_of_a_part_documents_its_parameters_and_returns(package):
     """numpy style: a Parameters section naming every parameter, and a Returns section."""
-    import inspect
-
     module = importlib.import_module(package)
     section = re.compile(r"^(\w[\w ]*)\n-+\n(.*?)(?=^\w[\w ]*\n-+$|\Z)", re.M | re.S)
     faults = []
@@ -51,21 +91,10 @@ def test_every_public_function_of_a_part_documents_its_parameters_and_returns(pa
     assert not faults, "\n".join(faults)
 
 
-@pytest.mark.parametrize("page, package", [("relu_results", "ibcore.relu"), ("quadratic_results", "ibcore.quadratic")])
-def test_result_types_page_documents_every_result_class_of_the_part(page, package):
-    """Result classes leave __all__ (users read them, never build them) but keep a reference page."""
-    import dataclasses
-    import pkgutil
-
-    from ibcore._result import _unpack
-
-    text = (REFERENCE / f"{page}.md").read_text(encoding="utf-8")
-    documented, module = set(), None
-    for line in text.splitlines():
-        if line.startswith(".. currentmodule:: "):
-            module = line.split()[-1]
-        elif line.startswith(".. autoclass:: "):
-            documented.add(f"{module}.{line.split()[-1]}")
+@pytest.mark.parametrize("package", ["ibcore.relu", "ibcore.quadratic", "ibcore.experiments.relu",
+                                     "ibcore.experiments.quadratic"])
+def test_every_result_class_is_public(package):
+    """A result (a frozen dataclass of ibcore._result) that a module defines is in its package's __all__."""
     pkg = importlib.import_module(package)
     results = set()
     for info in pkgutil.iter_modules(pkg.__path__):
@@ -73,6 +102,5 @@ def test_result_types_page_documents_every_result_class_of_the_part(page, packag
         for name, obj in vars(mod).items():
             if (isinstance(obj, type) and obj.__module__ == mod.__name__ and dataclasses.is_dataclass(obj)
                     and getattr(obj, "__iter__", None) is _unpack and not name.startswith("_")):
-                results.add(f"{mod.__name__}.{name}")
-    assert documented == results, f"undocumented {sorted(results - documented)}, extra {sorted(documented - results)}"
-    assert {r.rsplit(".", 1)[1] for r in results} <= set(pkg.__all__), "a result class is not in __all__"
+                results.add(name)
+    assert results <= set(pkg.__all__), f"not in {package}.__all__: {sorted(results - set(pkg.__all__))}"

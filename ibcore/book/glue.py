@@ -1,8 +1,8 @@
 """Computed numbers, tables and figures into the page: myst-nb's ``glue`` and ``show``.
 
-A number in the prose comes from a computation: the chapter glues it (:func:`glue_text`,
+A number in the prose comes from a computation: the chapter glues it (:func:`~ibcore.book.glue_text`,
 or :func:`ibcore.book.glue_estimate` for a measured number with its interval) and the
-text pastes it with ``{glue:md}`name```. A table is shown with :func:`show`, rounded the
+text pastes it with ``{glue:md}`name```. A table is shown with :func:`~ibcore.book.show`, rounded the
 same way in every chapter.
 """
 from __future__ import annotations

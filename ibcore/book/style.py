@@ -13,19 +13,19 @@ Importing :mod:`ibcore.book` applies it (``_use_house_style``). The style
 * letters every figure legibly where the site shows it (below).
 
 Legible lettering. A figure is shown at its natural width, 100 CSS pixels per inch, or
-narrower when the page's column is narrower (:data:`COLUMN_PX`: at least 700 px of figure
+narrower when the page's column is narrower (``COLUMN_PX``: at least 700 px of figure
 on a 1280 px screen, 322 px on a 390 px phone). A letter of ``s`` points is then
 ``s / 72 * 100 * min(1, column / width)`` CSS pixels, which must reach
-:data:`MIN_LETTERING_PX`: 9 px on the laptop, 7 px on the phone. Every text of the style
-is 11 points or more, and a figure is at most :data:`WIDE` (6.8 in) wide, so that
+``MIN_LETTERING_PX``: 9 px on the laptop, 7 px on the phone. Every text of the style
+is 11 points or more, and a figure is at most ``WIDE`` (6.8 in) wide, so that
 any figure of the style reads at both widths: 15 px on the laptop, and on the phone 7.6 px
-for one panel of :data:`WIDTH` (6.4 in), 7.1 px for two panels side by side. Hence: at
-most two panels in a row, more are stacked; no figure wider than :data:`WIDE`; and no
-``fontsize`` below the style's in a chapter. (:mod:`ibcore.book.figure_report` measures
+for one panel of ``WIDTH`` (6.4 in), 7.1 px for two panels side by side. Hence: at
+most two panels in a row, more are stacked; no figure wider than ``WIDE``; and no
+``fontsize`` below the style's in a chapter. (``ibcore.book.figure_report`` measures
 every figure of the book, ``tests/test_figures.py`` checks them, and
 ``tests/site/test_figure_widths.py`` measures the column in the browser.)
 
-:func:`legend_outside` puts a legend where it cannot cover data, beside the axes or
+:func:`~ibcore.book.legend_outside` puts a legend where it cannot cover data, beside the axes or
 under the figure (the figure report also checks every figure for legends over data).
 """
 from __future__ import annotations

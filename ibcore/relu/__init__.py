@@ -5,12 +5,6 @@ model with the square loss, on high-dimensional random features, ends within
 :math:`\Theta(\sqrt{n/\lVert\lambda\rVert_1})` of the minimum-ℓ2-norm solution.  This package provides the
 solvers behind the chapters, one module per concept:
 
-Where a computation needs X only through the Gram matrix :math:`K = XX^\top`, it has two entry
-points: the feature form takes X and works with weights (``gradient_descent(X, y, w0, ...)``),
-the Gram form, named with the suffix ``_gram``, takes K and works with data-span coefficients
-α, :math:`w = X^\top\alpha` (``gradient_descent_gram(K, y, alpha0, ...)``), so that d can be
-:math:`10^8`.
-
 * features, gram -- the data: :func:`~ibcore.relu.sample_labels`, :func:`~ibcore.relu.sample_features`,
   :class:`~ibcore.relu.Spectrum`, :func:`~ibcore.relu.sample_gram` (:math:`K = XX^\top` without X, for d up to :math:`10^8`);
 * model, stability -- :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)`, its loss, and step sizes
@@ -24,7 +18,13 @@ the Gram form, named with the suffix ``_gram``, takes K and works with data-span
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
   first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
-* metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
+* metrics -- relative gap, pattern stabilisation, re-activations, fit statistics.
+
+Where a computation needs X only through the Gram matrix :math:`K = XX^\top`, it has two entry
+points: the feature form takes X and works with weights (``gradient_descent(X, y, w0, ...)``),
+the Gram form, named with the suffix ``_gram``, takes K and works with data-span coefficients
+α, :math:`w = X^\top\alpha` (``gradient_descent_gram(K, y, alpha0, ...)``), so that d can be
+:math:`10^8`.
 
 The experiments of the chapters built on these, one run each for :func:`ibcore.sweep.sweep`
 (the gap, the activation pattern, two neurons, a disjoint start, bad starts), are in

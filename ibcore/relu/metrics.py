@@ -242,7 +242,7 @@ def _can_fit(y, signs) -> np.ndarray:
 
 def _fit_threshold(y, *, tol, c) -> float:
     r"""The residual below which an example counts as fitted:
-    max(:data:`~ibcore.relu.metrics.FIT_TOL`, :math:`100\cdot\text{tol}\cdot\lVert y\rVert/c`).
+    max(:data:`~ibcore.relu.FIT_TOL`, :math:`100\cdot\text{tol}\cdot\lVert y\rVert/c`).
 
     GD stopped by its rule :math:`\text{lr}\lVert\nabla L\rVert \le \text{tol}\lVert w\rVert` leaves
     residuals of about :math:`\text{tol}\cdot\lVert y\rVert/c` (the iterates contract by :math:`(1 - c)`
