@@ -18,7 +18,14 @@ def _progress_enabled() -> bool:
 
 
 def progress(iterable=None, *, total=None, desc=None, enabled=True, **kwargs):
-    """A ``tqdm.auto`` progress bar, unless disabled here or by ``IBCORE_PROGRESS=0``."""
+    """A ``tqdm.auto`` progress bar, unless disabled here or by ``IBCORE_PROGRESS=0``.
+
+    Examples
+    --------
+    >>> from ibcore.progress import progress
+    >>> sum(progress(range(4), desc="runs", enabled=False))
+    6
+    """
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, leave=False,

@@ -283,6 +283,19 @@ def explorer(draw, controls: dict, *, caption: str = "", labels: dict | None = N
         Display it (it is the cell's last expression). Its plain-text form (the cell's
         ``text/plain``) names, static, the number of frames and a digest of their PNGs,
         which nbval compares when a chapter runs again, then the caption.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from ibcore.book import explorer
+    >>> def draw(slope=1.0, fig=None):
+    ...     fig = fig or plt.figure(figsize=(3, 2))
+    ...     fig.subplots().plot([0, 1], [0, slope])
+    ...     return fig
+    ...
+    >>> widget = explorer(draw, {"slope": [0.5, 1.0, 2.0]}, caption="A line of the chosen slope.", static=True)
+    >>> print(repr(widget).split(", sha256")[0])   # the plain-text form names the frames
+    Explorer of 3 frames
     """
     import ipywidgets as widgets
 

@@ -47,7 +47,17 @@ class _Table:
 
 
 def show(frame, *, digits: int = 3, caption: str | None = None) -> _Table:
-    """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals."""
+    """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ibcore.book import show
+    >>> show(pd.DataFrame({"d": [400, 1600], "gap": [0.2467, 0.1234]}), digits=2)
+       d  gap
+     400 0.25
+    1600 0.12
+    """
     return _Table(frame, digits=digits, caption=caption)
 
 
@@ -76,6 +86,11 @@ def glue_text(name: str, text: str) -> None:
 
     Another page pastes it with ``{glue:text}`path/to/chapter.md::name``` (Sphinx resolves
     such cross-page references after every chapter has executed).
+
+    Examples
+    --------
+    >>> from ibcore.book import glue_text
+    >>> glue_text("gap_words", "about $0.25$")   # pasted by {glue:md}`gap_words:myst`
     """
     glue(name, GluedText(text), display=False)
 
@@ -135,6 +150,16 @@ def glue_figure(name: str, fig, *, alt: str, caption: str = "", dpi: int = 200) 
         ```
 
     The figure is closed, not shown in the chapter that draws it.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from ibcore.book import glue_figure
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([400, 1600], [0.25, 0.12])
+    >>> glue_figure("fig-gap", fig, alt="The gap falls as d grows.", caption="The gap against d.")
+    >>> plt.fignum_exists(fig.number)   # closed, not shown here
+    False
     """
     glue(name, GluedFigure(figure_html(fig, alt=alt, caption=caption, dpi=dpi), caption),
          display=False)

@@ -80,6 +80,13 @@ class Estimate:
 
     ``prose`` is the rounded number for the text (:func:`rounded`); ``evidence`` (and
     ``str()``) the statistic, its interval and its sample size for the evidence.
+
+    Examples
+    --------
+    >>> from ibcore.book import Estimate
+    >>> est = Estimate(-0.512, -0.53, -0.49, count=128)
+    >>> est.prose, str(est)
+    ('−0.51', '−0.512 [−0.530, −0.490], 128 draws')
     """
 
     value: float

@@ -137,6 +137,16 @@ def legend_outside(ax, where: str = "right", **kwargs):
     Returns
     -------
     matplotlib.legend.Legend
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from ibcore.book import legend_outside
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [0, 1], label="GD")
+    >>> legend_outside(ax).get_texts()[0].get_text()
+    'GD'
+    >>> plt.close(fig)
     """
     if where == "right":
         return ax.legend(**{"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "borderaxespad": 0.0, **kwargs})
@@ -152,6 +162,17 @@ def slope_triangle(ax, x0: float, y0: float, slope: float, *, width: float = 2.0
     """Draw a reference triangle of the given log-log ``slope`` with its corner at ``(x0, y0)``.
 
     ``width`` is the horizontal extent as a multiplicative factor.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from ibcore.book import slope_triangle
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.loglog([100, 10_000], [0.3, 0.03])
+    >>> slope_triangle(ax, 300, 0.05, -0.5, label="slope -1/2")
+    >>> [text.get_text() for text in ax.texts]
+    ['slope -1/2']
+    >>> plt.close(fig)
     """
     x1 = x0 * width
     y1 = y0 * width**slope
