@@ -16,8 +16,8 @@ def test_q5_the_quadratic(lifted_plateau):
                 coefficients, root = lifted_plateau(g, p, p_star)
             except Exception as err:
                 raise AssertionError(f'q5: lifted_plateau(g, p, p_star) must return ([a, b, c0], root); it raised {type(err).__name__}: {err}') from None
+            assert isinstance(coefficients, (list, tuple, np.ndarray)) and len(coefficients) == 3 and all((isinstance(c, (int, float, np.integer, np.floating)) for c in coefficients)), f'q5: the coefficients must be three numbers [a, b, c0]; they are {coefficients!r:.60}'
             coef = np.asarray(coefficients, dtype=float)
-            assert coef.shape == (3,), 'q5: the coefficients must be [a, b, c0]'
 
             def F(x):
                 return 1 - x - 2 * x / p + g * (1 + 2 / p_star - 2 * x * (1 + 2 / p) + x ** 2 * (p + 2) * (p + 4) / p ** 2)
@@ -37,8 +37,8 @@ def test_q5_the_plateau_root(lifted_plateau):
             except Exception as err:
                 raise AssertionError(f'q5: lifted_plateau raised {type(err).__name__}: {err}') from None
             assert isinstance(root, (float, np.floating)), f'q5: the root must be a number; it is {root!r:.60}'
+            assert isinstance(coefficients, (list, tuple, np.ndarray)) and len(coefficients) == 3 and all((isinstance(c, (int, float, np.integer, np.floating)) for c in coefficients)), f'q5: the coefficients must be three numbers [a, b, c0]; they are {coefficients!r:.60}'
             coef = np.asarray(coefficients, dtype=float)
-            assert coef.shape == (3,) and np.all(np.isfinite(coef)), 'q5: the coefficients must be three numbers [a, b, c0]'
             roots = np.sort(np.roots(coef).real)
             scale = np.abs(coef).max()
             assert abs(np.polyval(coef, root)) < 1e-10 * scale, f'q5: the root {root:.6g} is not a root of your quadratic a q^2 + b q + c0'
