@@ -34,10 +34,10 @@ when the zip was built with per-student seeds, one derived from it and the submi
 Gradescope id (``submission_metadata.json``); ``IB_GRADING_SEED`` overrides both (the tests'
 five seeds, a regrade).
 
-Run with no argument on Gradescope. Elsewhere::
+Run with no argument on Gradescope (``python -m tools.homework grade`` grades a submission with
+a zip the same way, elsewhere), and for a submission's written answers with their rubrics::
 
-    python run_otter.py --local SUBMISSION.ipynb [--out DIR] [--student ID]   # an unpacked zip beside it
-    python run_otter.py --written SUBMISSION.ipynb [WRITTEN.json]             # the written answers
+    python run_otter.py --written SUBMISSION.ipynb [WRITTEN.json]
 
 Only the standard library is needed for ``--written``.
 """
@@ -46,6 +46,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 BEGIN, END = "<!-- BEGIN QUESTION -->", "<!-- END QUESTION -->"
@@ -216,8 +217,10 @@ class Record:
         self.__dict__.update(fields)
         self._kind, self._items = kind, items
 
-    def __iter__(self):
-        return iter(self._items if self._items is not None else self.__dict__.get("_fields_order", []))
+    def __iter__(self):  # a named tuple unpacks; other records do not
+        if self._items is None:
+            raise TypeError(f"{self._kind} is not iterable")
+        return iter(self._items)
 
     def __repr__(self):
         return f"<{self._kind}>"
@@ -753,7 +756,7 @@ class Notebook:
                 self._values[name] = ({"ok": True, "missing": True, "why": None}, [])
         reply, blobs = self._values[name]
         if reply.get("missing"):
-            return _Missing(name, reply.get("why"), self.kind == "numpy") if self.kind == "numpy" else None
+            return _Missing(name, reply.get("why")) if self.kind == "numpy" else None
         return _unpack(reply.get("value"), blobs, callable_for=self._remote)
 
     def _remote(self, handle: int, name: str) -> "Remote":
@@ -821,7 +824,7 @@ class Remote:
 class _Missing:
     """A NumPy-only function that the notebook did not define without ibcore: calling it says why."""
 
-    def __init__(self, name: str, why, numpy_only: bool):
+    def __init__(self, name: str, why):
         self.__name__, self.why = name, why
 
     def __call__(self, *args, **kwargs):
@@ -983,22 +986,168 @@ def _worker_env(scratch: Path) -> dict:
     return env
 
 
-def _flag_questions(flags, questions: list[str], file_question) -> dict[str, list[str]]:
-    """Which questions each integrity flag touches: ``{question: [reasons]}``."""
+class Refused(Exception):
+    """A submission that cannot be graded, with what to tell the student."""
+
+
+@dataclass
+class Source:
+    """What the grader reads from the zip before any submitted code runs."""
+
+    config: dict  # grading.json
+    otter_config: dict
+    written: list[dict]
+    tests: dict[str, str]  # question -> its test file
+    public: dict[str, str]  # question -> its public test file
+
+    @property
+    def questions(self) -> list[str]:
+        return [q["name"] for q in self.config["questions"]]
+
+    @property
+    def numpy_only(self) -> set[str]:
+        return {n for q in self.config["questions"] for n in q.get("numpy_only", [])}
+
+
+def read_source(source: Path, *, consume: bool) -> Source:
+    """The zip's tests and grading data, checked against the hashes it was built with; with
+    ``consume``, removed from the disk once read."""
+    import hashlib
+    import shutil
+
+    config = json.loads((source / "grading.json").read_text(encoding="utf-8"))
+    tests, public = {}, {}
+    for q in config["questions"]:
+        text = (source / q["test"]).read_text(encoding="utf-8")
+        if hashlib.sha256(text.encode()).hexdigest() != q["sha256"]:
+            raise RuntimeError(f"{q['test']} differs from the one this zip was built with")
+        tests[q["name"]] = text
+        if q.get("public"):
+            public[q["name"]] = (source / q["public"]).read_text(encoding="utf-8")
+    out = Source(config, json.loads((source / "otter_config.json").read_text(encoding="utf-8")),
+                 json.loads((source / "written.json").read_text(encoding="utf-8")), tests, public)
+    if consume:
+        for path in [source / "grading.json", source / "tests", source / "public"]:
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    return out
+
+
+def read_submission(folder: Path, config: dict) -> tuple[dict, list[str]]:
+    """The submitted notebook and notes for the student; :class:`Refused` when it is not one
+    notebook of this set."""
+    import re
+
+    submissions = sorted(folder.glob("*.ipynb"))
+    if len(submissions) != 1:
+        raise Refused(f"Upload one notebook (.ipynb) of {config['title']}; the submission holds {len(submissions)}.")
+    try:
+        notebook = json.loads(submissions[0].read_text(encoding="utf-8"))
+        assert isinstance(notebook, dict) and isinstance(notebook.get("cells"), list)
+    except (ValueError, AssertionError, UnicodeDecodeError):
+        raise Refused(f"{submissions[0].name} is not a notebook that Jupyter can open: upload the .ipynb file "
+                      "that you saved (on Colab: File → Download → Download .ipynb).") from None
+    name = ((notebook.get("metadata") or {}).get("otter") or {}).get("assignment_name")
+    if name is None:
+        checks = {m.group(1) for c in _code_cells(notebook) if (m := re.fullmatch(_CHECK, _source(c).strip()))}
+        if not checks & {q["name"] for q in config["questions"]}:
+            raise Refused(f"This notebook is not {config['title']}: it has no otter metadata (the notebook's "
+                          "metadata 'otter': {'assignment_name': ...}) and none of the set's grader.check cells. "
+                          f"Upload your copy of {config['name']}.ipynb.")
+        return notebook, [f"This notebook has lost its otter metadata (the notebook's metadata 'otter': "
+                          f"{{'assignment_name': '{config['name']}'}}), which some editors drop; it was graded as "
+                          f"{config['title']} because it holds the set's questions. To keep it, edit the "
+                          "notebook handed out rather than a copy made elsewhere."]
+    if name != config["name"]:
+        raise Refused(f"This notebook is the set '{name}', and this assignment is {config['title']} "
+                      f"('{config['name']}'): upload the notebook of this set.")
+    return notebook, []
+
+
+def start_notebooks(work: Path, source: Source, protected: set) -> dict[str, Notebook]:
+    """The notebook process, and the NumPy-only one when the set has NumPy-only functions."""
+    import importlib.util
+
+    processes = {}
+    for kind in ("student", "numpy") if source.numpy_only else ("student",):
+        scratch = work / kind
+        scratch.mkdir()
+        extra = set()
+        if kind == "student":  # the public tests, as a student's folder has them
+            (scratch / "tests").mkdir()
+            for q, text in source.public.items():
+                (scratch / "tests" / f"{q}.py").write_text(text, encoding="utf-8")
+        else:  # ibcore's files cannot be read there either
+            extra = _protected_files(Path(importlib.util.find_spec("ibcore").origin).parent)
+        processes[kind] = Notebook(kind, scratch, protected | extra, _worker_env(scratch),
+                                   call_timeout=float(source.config.get("call_timeout", 120)))
+    return processes
+
+
+def run_cells(process: Notebook, cells: list[tuple[str, str | None]], budget: float) -> list[tuple]:
+    """Run the cells in a notebook process; the errors, as ``(cell index, type, message)``."""
+    import time
+
+    errors, deadline = [], time.monotonic() + budget
+    for index, (code, _) in enumerate(cells):
+        try:
+            error = process.run(index, code, timeout=max(1.0, deadline - time.monotonic()))
+        except TimeoutError as err:
+            errors.append((index, "Timeout", str(err)))
+            break
+        if error:
+            errors.append((index, *error))
+    return errors
+
+
+def run_tests(source: Source, environment: Answers, processes: dict[str, Notebook]):
+    """Every test file with otter's test runner, in this process; the calls that a question's
+    tests make into the notebooks are charged to the question."""
+    from otter.test_files import GradingResults
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    files = []
+    for q in source.questions:
+        for process in processes.values():
+            process.context = q
+        test = ExceptionTestFile.from_string(source.tests[q], path=f"tests/{q}.py")
+        test.run(environment)
+        for result in test.test_case_results:
+            if not result.passed and result.message and len(result.message) > MESSAGE_CAP:
+                result.message = result.message[:MESSAGE_CAP] + " [...]"
+        files.append(test)
+    return GradingResults(files)
+
+
+def touched_questions(source: Source, cells: list, processes: dict[str, Notebook], student_tests: Path,
+                      changed: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """What the notebook touched of the grading, by question (each scores 0), and what was only
+    refused (noted for the staff)."""
+    questions = source.questions
+    owner = {i: q for i, (_, q) in enumerate(cells)}
+    flags = [(kind, detail, owner.get(where, where) if isinstance(where, int) else where)
+             for process in processes.values() for kind, detail, where in process.flags]
+    refused_kinds = ("writes outside the work folder", "processes", "network", "ibcore")
     touched: dict[str, list[str]] = {}
-    for kind, detail, context in flags:
-        if kind in ("writes outside the work folder", "processes", "network", "ibcore"):
-            continue  # refused, and harmless: noted for the staff, not scored
+    for kind, detail, where in flags:
+        if kind in refused_kinds:
+            continue
         if kind == "test files":
-            owner = file_question(detail)
-            targets = [owner] if owner else questions
+            targets = [Path(detail).stem] if Path(detail).stem in questions else questions
         elif kind == "otter":
             targets = questions
         else:
-            targets = [context] if context in questions else questions
+            targets = [where] if where in questions else questions
         for q in targets:
             touched.setdefault(q, []).append(f"{kind}: {detail}")
-    return touched
+    for q, text in source.public.items():
+        path = student_tests / f"{q}.py"
+        if not path.is_file() or path.read_text(encoding="utf-8", errors="replace") != text:
+            touched.setdefault(q, []).append(f"test files: tests/{q}.py was changed by the notebook")
+    for item in changed:
+        for q in questions:
+            touched.setdefault(q, []).append(f"replaced: {item}")
+    refused = sorted({f"{kind}: {detail}" for kind, detail, _ in flags if kind in refused_kinds})[:20]
+    return touched, refused
 
 
 def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None) -> dict:
@@ -1009,8 +1158,6 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
     that no process started later can read them (Gradescope grades each submission in a fresh
     container).
     """
-    import hashlib
-    import re
     import shutil
     import tempfile
     import threading
@@ -1019,28 +1166,12 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as in the notebook processes: same roundings
     import numpy  # noqa: F401
     from otter.run.run_autograder.autograder_config import AutograderConfig
-    from otter.test_files import GradingResults
-    from otter.test_files.exception_test import ExceptionTestFile
 
     started = time.monotonic()
     autograder_dir = Path(autograder_dir).resolve()
-    source = autograder_dir / "source"
     results_dir = autograder_dir / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
-    config = json.loads((source / "grading.json").read_text(encoding="utf-8"))
-    otter_config = json.loads((source / "otter_config.json").read_text(encoding="utf-8"))
-    written = json.loads((source / "written.json").read_text(encoding="utf-8"))
-    tests, public = {}, {}
-    for q in config["questions"]:
-        text = (source / q["test"]).read_text(encoding="utf-8")
-        if hashlib.sha256(text.encode()).hexdigest() != q["sha256"]:
-            raise RuntimeError(f"{q['test']} differs from the one this zip was built with")
-        tests[q["name"]] = text
-        if q.get("public"):
-            public[q["name"]] = (source / q["public"]).read_text(encoding="utf-8")
-    if consume:
-        for path in [source / "grading.json", source / "tests", source / "public"]:
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    source = read_source(autograder_dir / "source", consume=consume)
     metadata_path = autograder_dir / "submission_metadata.json"
     metadata = json.loads(metadata_path.read_text(encoding="utf-8")) if metadata_path.is_file() else {}
 
@@ -1048,114 +1179,39 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
         (results_dir / "results.json").write_text(json.dumps(output, indent=2), encoding="utf-8")
         return output
 
-    def refuse(message: str) -> dict:
-        return finish({"score": 0, "stdout_visibility": "hidden",
-                       "tests": [{"name": "Submission", "visibility": "visible", "status": "failed",
-                                  "output": message}]})
-
-    questions = [q["name"] for q in config["questions"]]
-    submissions = sorted((autograder_dir / "submission").glob("*.ipynb"))
-    if len(submissions) != 1:
-        return refuse(f"Upload one notebook (.ipynb) of {config['title']}; the submission holds {len(submissions)}.")
     try:
-        notebook = json.loads(submissions[0].read_text(encoding="utf-8"))
-        assert isinstance(notebook, dict) and isinstance(notebook.get("cells"), list)
-    except (ValueError, AssertionError, UnicodeDecodeError):
-        return refuse(f"{submissions[0].name} is not a notebook that Jupyter can open: upload the .ipynb file "
-                      "that you saved (on Colab: File → Download → Download .ipynb).")
-    notes = []
-    name = ((notebook.get("metadata") or {}).get("otter") or {}).get("assignment_name")
-    checks = {m.group(1) for c in _code_cells(notebook)
-              if (m := re.fullmatch(r'grader\.check\(\s*["\'](\w+)["\']\s*\)', _source(c).strip()))}
-    if name is None:
-        if not checks & set(questions):
-            return refuse(f"This notebook is not {config['title']}: it has no otter metadata (the notebook's "
-                          "metadata 'otter': {'assignment_name': ...}) and none of the set's grader.check cells. "
-                          f"Upload your copy of {config['name']}.ipynb.")
-        notes.append(f"This notebook has lost its otter metadata (the notebook's metadata 'otter': "
-                     f"{{'assignment_name': '{config['name']}'}}), which some editors drop; it was graded as "
-                     f"{config['title']} because it holds the set's questions. To keep it, edit the "
-                     "notebook handed out rather than a copy made elsewhere.")
-    elif name != config["name"]:
-        return refuse(f"This notebook is the set '{name}', and this assignment is {config['title']} "
-                      f"('{config['name']}'): upload the notebook of this set.")
-
-    seed, why = (seed, "given to the grader") if seed is not None else grading_seed(config, metadata)
-    cells, cell_notes = cells_to_run(notebook, config, seed)
+        notebook, notes = read_submission(autograder_dir / "submission", source.config)
+    except Refused as refusal:
+        return finish({"score": 0, "stdout_visibility": "hidden", "tests": [
+            {"name": "Submission", "visibility": "visible", "status": "failed", "output": str(refusal)}]})
+    seed, why = (seed, "given to the grader") if seed is not None else grading_seed(source.config, metadata)
+    cells, cell_notes = cells_to_run(notebook, source.config, seed)
     notes += cell_notes
     work = Path(tempfile.mkdtemp(prefix="ib-grading-"))
-    numpy_only = {n for q in config["questions"] for n in q.get("numpy_only", [])}
-    protected = _protected_files(source, results_dir, keep=PUBLIC_SOURCE)
-    errors: dict[str, list] = {"student": [], "numpy": []}
     processes: dict[str, Notebook] = {}
     try:
-        import importlib.util
-
-        ibcore_home = Path(importlib.util.find_spec("ibcore").origin).parent
-        for kind in ("student", "numpy") if numpy_only else ("student",):
-            scratch = work / kind
-            scratch.mkdir()
-            if kind == "student":
-                (scratch / "tests").mkdir()
-                for q, text in public.items():
-                    (scratch / "tests" / f"{q}.py").write_text(text, encoding="utf-8")
-            extra = _protected_files(ibcore_home) if kind == "numpy" else set()
-            processes[kind] = Notebook(kind, scratch, protected | extra, _worker_env(scratch),
-                                       call_timeout=float(config.get("call_timeout", 120)))
-        budget = float(config.get("notebook_timeout", 900))
-
-        def run_all(kind: str) -> None:
-            process = processes[kind]
-            deadline = time.monotonic() + budget
-            for index, (code, _) in enumerate(cells):
-                try:
-                    error = process.run(index, code, timeout=max(1.0, deadline - time.monotonic()))
-                except TimeoutError as err:
-                    errors[kind].append((index, "Timeout", str(err)))
-                    break
-                if error:
-                    errors[kind].append((index, *error))
-
-        threads = [threading.Thread(target=run_all, args=(kind,)) for kind in processes]
+        processes = start_notebooks(work, source, _protected_files(autograder_dir / "source", results_dir,
+                                                                   keep=PUBLIC_SOURCE))
+        errors: dict[str, list] = {}
+        budget = float(source.config.get("notebook_timeout", 900))
+        threads = [threading.Thread(target=lambda k=kind: errors.__setitem__(k, run_cells(processes[k], cells, budget)))
+                   for kind in processes]
         for thread in threads:
             thread.start()
-        given = _given_namespace(config, seed)
+        given = _given_namespace(source.config, seed)  # meanwhile, the set's data here
         for thread in threads:
             thread.join()
         ran = time.monotonic() - started
-        tampered = sorted(q for q, text in public.items()
-                          if not (work / "student" / "tests" / f"{q}.py").is_file()
-                          or (work / "student" / "tests" / f"{q}.py").read_text(encoding="utf-8", errors="replace") != text)
-        changed = processes["student"].audit() if not processes["student"].dead else []
-
-        # the tests, in this process; a question's calls are charged to it
-        environment = Answers(given, processes["student"], processes.get("numpy"), numpy_only)
-        files = []
-        for q in questions:
-            for process in processes.values():
-                process.context = q
-            test = ExceptionTestFile.from_string(tests[q], path=f"tests/{q}.py")
-            test.run(environment)
-            for result in test.test_case_results:
-                if not result.passed and result.message and len(result.message) > MESSAGE_CAP:
-                    result.message = result.message[:MESSAGE_CAP] + " [...]"
-            files.append(test)
-        results = GradingResults(files)
+        student = processes["student"]
+        changed = student.audit() if not student.dead else []
+        results = run_tests(source, Answers(given, student, processes.get("numpy"), source.numpy_only), processes)
         tested = time.monotonic() - started - ran
-
-        cell_owner = {i: q for i, (_, q) in enumerate(cells)}
-        flags = [(k, d, cell_owner.get(c, c) if isinstance(c, int) else c)
-                 for process in processes.values() for k, d, c in process.flags]
-        touched = _flag_questions(flags, questions, lambda f: Path(f).stem if Path(f).stem in questions else None)
-        for q in tampered:
-            touched.setdefault(q, []).append(f"test files: tests/{q}.py was changed by the notebook")
-        for item in changed:
-            for q in questions:
-                touched.setdefault(q, []).append(f"replaced: {item}")
+        touched, refused = touched_questions(source, cells, processes, work / "student" / "tests", changed)
         for q in touched:
             results.update_score(q, 0)
 
-        output = results.to_gradescope_dict(AutograderConfig({**otter_config, "autograder_dir": str(autograder_dir)}))
+        output = results.to_gradescope_dict(AutograderConfig({**source.otter_config,
+                                                               "autograder_dir": str(autograder_dir)}))
         output["stdout_visibility"] = "hidden"
         for entry in output["tests"]:
             if entry.get("name") in touched:
@@ -1163,22 +1219,19 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
                                    + entry.get("output", ""))
         if notes:
             output["tests"].insert(0, {"name": "Submission notes", "visibility": "visible", "output": "\n\n".join(notes)})
-        integrity = [f"{q}: " + "; ".join(sorted(set(reasons)))[:800] for q, reasons in sorted(touched.items())]
-        refused = sorted({f"{k}: {d}" for k, d, _ in flags if k in ("writes outside the work folder", "processes",
-                                                                     "network", "ibcore")})[:20]
         lines = [f"Graded with seed {seed} ({why}) in {time.monotonic() - started:.1f} s "
                  f"(the notebook ran in {ran:.1f} s, the tests in {tested:.1f} s)."]
+        integrity = [f"{q}: " + "; ".join(sorted(set(reasons)))[:800] for q, reasons in sorted(touched.items())]
         lines += ["Scored 0 for touching the grading:"] + integrity if integrity else ["Nothing touched the grading."]
         if refused:
             lines += ["Refused, not scored:"] + refused
-        for kind, kind_errors in errors.items():
-            shown = [f"cell {i + 1}: {e}: {m}" for i, e, m in kind_errors][:15]
+        for kind, label in (("student", "the notebook"), ("numpy", "the notebook without ibcore")):
+            shown = [f"cell {i + 1}: {e}: {m}" for i, e, m in errors.get(kind, [])][:15]
             if shown:
-                label = "the notebook" if kind == "student" else "the notebook without ibcore"
                 lines += [f"Errors in {label}:"] + shown
-        lines += ["Output of the notebook (end):", processes["student"].output(2000)]
+        lines += ["Output of the notebook (end):", student.output(2000)]
         output["tests"].append({"name": "Integrity", "visibility": "hidden", "output": "\n".join(lines)})
-        output["tests"].extend(written_entries(notebook, written))
+        output["tests"].extend(written_entries(notebook, source.written))
         return finish(output)
     finally:
         for process in processes.values():
@@ -1187,34 +1240,6 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
 
 
 # ---------------------------------------------------------------- command line
-
-
-def _local(argv: list[str]) -> int:
-    """Grade a notebook with the unpacked zip beside this file, as Gradescope would."""
-    import argparse
-    import shutil
-    import tempfile
-
-    parser = argparse.ArgumentParser(prog="run_otter.py --local")
-    parser.add_argument("submission", type=Path)
-    parser.add_argument("--out", type=Path, default=Path("."), help="where results.json goes")
-    parser.add_argument("--student", help="a Gradescope id, for per-student seeds")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="ib-autograder-") as tmp:
-        root = Path(tmp)
-        shutil.copytree(HERE, root / "source", ignore=shutil.ignore_patterns("*.whl", "__pycache__"))
-        (root / "submission").mkdir()
-        shutil.copy(args.submission, root / "submission" / args.submission.name)
-        users = [{"id": args.student}] if args.student else []
-        (root / "submission_metadata.json").write_text(json.dumps({"users": users}), encoding="utf-8")
-        results = grade(root)
-        args.out.mkdir(parents=True, exist_ok=True)
-        shutil.copy(root / "results" / "results.json", args.out / "results.json")
-    for entry in results["tests"]:
-        if "max_score" in entry:
-            print(f"{entry['name']}: {entry['score']:g} / {entry['max_score']:g}")
-    print(f"total: {sum(e.get('score', 0) for e in results['tests']):g}")
-    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -1227,8 +1252,6 @@ def main(argv: list[str]) -> int:
         for entry in written_entries(notebook, json.loads(written.read_text(encoding="utf-8"))):
             print(f"=== {entry['name']}\n{entry['output']}\n")
         return 0
-    if argv[:1] == ["--local"]:
-        return _local(argv[1:])
     grade(HERE.parent)  # /autograder on Gradescope
     return 0
 
