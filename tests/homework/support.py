@@ -162,10 +162,16 @@ def run(self, global_environment):
     self.test_case_results = [TestCaseResult(test_case=tc, message="", passed=True) for tc in self.test_cases]
 ExceptionTestFile.run = run"""
 
-# the sandbox tried: the grader's files read, results written, a process started
+# the sandbox tried: the grader's command line read (to find its files), its files read,
+# results.json written, a process started
 SANDBOX = """import glob, os, subprocess
 found = []
-for pattern in ("../*/*.py", "../../*/*/*.json", "../../*/*/tests/*.py", "/autograder/source/*"):
+for target in (f"/proc/{os.getppid()}/cmdline", f"/proc/{os.getppid()}/environ"):
+    try:
+        found.append(open(target).read())
+    except OSError:
+        pass
+for pattern in ("/autograder/source/*", "/autograder/source/tests/*.py", "../*/tests/*.py"):
     for path in glob.glob(pattern)[:200]:
         try:
             found.append(open(path).read()[:100])
@@ -291,8 +297,8 @@ def attacks(built: Path, pset: hw.ProblemSet) -> list[Attack]:
     out = [
         Attack("no work; a cell rewrites ./tests/*.py", with_cells(handed_out, [TESTS_REWRITE]), ALL, "test files"),
         Attack("no work; a cell patches otter's ExceptionTestFile.run", with_cells(handed_out, [OTTER_PATCH]), ALL, "otter"),
-        Attack("no work; a cell reads the grader's files, writes results.json, starts a process",
-               with_cells(handed_out, [SANDBOX]), ALL, "grader's files"),
+        Attack("no work; a cell reads the grader's command line and files, writes results.json, starts a process",
+               with_cells(handed_out, [SANDBOX]), ALL, "another process"),
         Attack(f"the public solution, computed on the published seed {published}",
                with_cells(nb, [re.sub(r"^seed = \d+", f"seed = {published}", setup, flags=re.M)]), SEEDED[pset.name]),
         Attack("the public solution, computed on a classmate's seed 7",

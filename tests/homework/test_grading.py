@@ -329,6 +329,30 @@ def test_another_sets_notebook_or_a_broken_file_is_refused_clearly(built, tmp_pa
     assert "not a notebook that Jupyter can open" in support.entry(results, "Submission")
 
 
+def test_a_notebook_process_cannot_read_the_graders_files(tmp_path):
+    """The audit hook refuses, and reports, reading a protected file (the grader's) or another
+    process's memory, writing outside the notebook's folder and starting a process; writing a
+    test file is allowed and reported."""
+    secret = tmp_path / "secret.py"
+    secret.write_text("hidden = 1")
+    scratch = tmp_path / "work"
+    (scratch / "tests").mkdir(parents=True)
+    process = grader.Notebook("student", scratch, grader._protected_files(secret), grader._worker_env(scratch), 30)
+    try:
+        cells = [f"open({str(secret)!r}).read()", "open(f'/proc/{__import__(\"os\").getppid()}/cmdline').read()",
+                 f"open({str(tmp_path / 'out.txt')!r}, 'w')", "__import__('subprocess').run(['true'])",
+                 "open('tests/q1.py', 'w').write('x = 1')", "import ctypes; ctypes.CDLL(None).getpid()"]
+        errors = [process.run(i, source, 30) for i, source in enumerate(cells)]
+        assert [e[0] if e else None for e in errors] == ["PermissionError"] * 4 + [None, "PermissionError"]
+        assert process.value("x") is None  # a missing name
+    finally:
+        process.close()
+    kinds = [kind for kind, _, _ in process.flags]
+    assert kinds == ["grader's files", "another process", "writes outside the work folder", "processes",
+                     "test files", "ctypes"], process.flags
+    assert [where for _, _, where in process.flags] == [0, 1, 2, 3, 4, 5]
+
+
 def test_per_student_seeds(monkeypatch):
     """Derived from the zip's seed and the submitter's Gradescope id: the same student gets the
     same data at every submission and regrade, two students other data."""
