@@ -149,11 +149,11 @@ class Attack:
     extra: dict = field(default_factory=dict)
 
 
-# the public tests rewritten so that every question passes (4 lines)
-TESTS_REWRITE = """import glob
+# the test files rewritten so that every case returns at once, before its checks (4 lines)
+TESTS_REWRITE = """import glob, re
 for path in glob.glob("tests/*.py"):
-    name = path.split("/")[-1][:-3]
-    open(path, "w").write(f"OK_FORMAT = False\\nname = {name!r}\\npoints = 99\\n")"""
+    text = re.sub(r"(def test_\\w+\\([^)]*\\):)", r"\\1\\n    return", open(path).read())
+    open(path, "w").write(text)"""
 
 # otter's test runner patched to pass every case
 OTTER_PATCH = """from otter.test_files.abstract_test import TestCaseResult
