@@ -369,7 +369,8 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
                        "os.forkpty", "os.startfile", "pty.spawn"})
     network = frozenset({"socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg"})
     paths = frozenset({"os.remove", "os.rmdir", "os.rename", "os.mkdir", "os.chmod", "os.chown", "os.truncate",
-                       "os.utime", "os.link", "os.symlink", "os.listdir", "os.scandir"})
+                       "os.utime", "os.link", "os.symlink", "os.listdir", "os.scandir", "os.mkfifo", "os.mknod",
+                       "sqlite3.connect"})
     handled = spawn | network | paths | frozenset({
         "open", "os.chdir", "os.fchdir", "os.kill", "os.killpg", "signal.pthread_kill", "sys.setprofile",
         "sys.settrace", "object.__setattr__", "import", "sys._current_frames"})
