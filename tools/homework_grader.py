@@ -689,7 +689,6 @@ class Notebook:
 
     def __init__(self, kind: str, scratch: Path, protected: set, env: dict, call_timeout: float):
         import subprocess
-        import threading
 
         self.kind, self.scratch, self.call_timeout = kind, scratch, call_timeout
         to_child, self._out = os.pipe()
@@ -706,26 +705,27 @@ class Notebook:
         self.context: object = None  # what the process runs now: a cell's index or a question
         self.dead: str | None = None
         self._values: dict[str, tuple] = {}
-        self._reader = threading.Thread(target=self._read_flags, args=(flags_in,), daemon=True)
-        self._reader.start()
+        self._flags_in, self._pending = flags_in, b""
+        os.set_blocking(flags_in, False)
         _send(self._out, {"scratch": str(scratch), "protected": sorted(protected)})
 
-    def _read_flags(self, fd: int) -> None:
-        pending = b""
-        while True:
+    def _read_flags(self) -> None:
+        """The reports that the audit hook wrote while the last request ran, charged to what
+        the process was running (the hook writes each before its event goes on, so it is in
+        the pipe when the answer comes; the hook writes at most 200, well within a pipe)."""
+        while self._flags_in >= 0:
             try:
-                chunk = os.read(fd, 65536)
-            except OSError:
+                chunk = os.read(self._flags_in, 65536)
+            except (BlockingIOError, OSError):
                 break
             if not chunk:
                 break
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                kind, _, detail = line.decode("utf-8", "replace").partition("\t")
-                if len(self.flags) < 200:
-                    self.flags.append((kind[:40], detail[:200], self.context))
-        os.close(fd)
+            self._pending += chunk
+        *lines, self._pending = self._pending.split(b"\n")
+        for line in lines:
+            kind, _, detail = line.decode("utf-8", "replace").partition("\t")
+            if len(self.flags) < 200:
+                self.flags.append((kind[:40], detail[:200], self.context))
 
     def request(self, message: dict, blobs: list = (), timeout: float | None = None) -> tuple[dict, list]:
         import time
@@ -736,11 +736,15 @@ class Notebook:
             _send(self._out, message, blobs)
             return _recv(self._in, time.monotonic() + (timeout or self.call_timeout))
         except (TimeoutError, EOFError, OSError, ValueError) as err:
+            self._read_flags()
             self.dead = (f"the notebook's process stopped answering ({err}); the autograder stopped it"
                          if not isinstance(err, TimeoutError) else
                          f"the notebook took more than {timeout or self.call_timeout:g} s; the autograder stopped it")
             self.close()
             raise TimeoutError(self.dead) from None
+        finally:
+            if not self.dead:
+                self._read_flags()
 
     def run(self, index: int, source: str, timeout: float) -> tuple[str, str] | None:
         """Run one cell; its error (type name, message), if any."""
@@ -778,11 +782,14 @@ class Notebook:
         return data[-limit:].decode("utf-8", "replace")
 
     def close(self) -> None:
-        for fd in (self._out, self._in):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        for name in ("_out", "_in", "_flags_in"):  # each once: a closed number may be reused
+            fd = getattr(self, name)
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+                setattr(self, name, -1)
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()

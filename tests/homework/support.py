@@ -138,8 +138,9 @@ ALL = "every test"
 @dataclass
 class Attack:
     """A submission that tries to score without the work: the test cases that read any of the
-    ``attacked`` names (or every test, for ``ALL``) must fail, and the grader must flag the
-    tampering (``flagged``: a word of the Integrity entry) when there is some."""
+    ``attacked`` names (or every test, for ``ALL``) must fail, the grader must flag the tampering
+    (``flagged``: a word of the Integrity entry) when there is some, and, in an attack on the
+    instructor notebook, a question that the attack does not touch keeps full marks."""
 
     name: str
     notebook: nbformat.NotebookNode
@@ -331,14 +332,17 @@ def attack_failures(pset: hw.ProblemSet, attack: Attack, results: dict) -> list[
     gained = []
     found = scores(results)
     for q in pset.autograded:
-        score, _, output = found[q.name]
+        score, possible, output = found[q.name]
         if attack.attacked == ALL:
             if score != 0:
                 gained.append(f"{q.name} scores {score:g}")
             continue
+        hit = [test for test in q.test_args if set(q.test_args[test]) & attack.attacked]
         for test, passed in case_results(q, output).items():
-            if passed and set(q.test_args[test]) & attack.attacked:
+            if passed and test in hit:
                 gained.append(f"{q.name}: {test} passed")
+        if not hit and score != possible:
+            gained.append(f"{q.name}, which the attack does not touch, scores {score:g}/{possible:g}")
     return gained
 
 
