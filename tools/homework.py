@@ -843,7 +843,8 @@ def grading_config(pset: ProblemSet, student: nbformat.NotebookNode, tests: dict
                        "public": f"public/{q.name}.py" if f"{q.name}.py" in public else None,
                        "numpy_only": q.numpy_only} for q in pset.autograded],
         "ibcore": {"version": release.version, "commit": release.commit},
-        "call_timeout": 120, "notebook_timeout": 900,
+        # within Gradescope's default limit of 10 minutes per submission, whatever the notebook does
+        "call_timeout": 60, "notebook_timeout": 300,
     }
 
 

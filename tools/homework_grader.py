@@ -627,7 +627,9 @@ def _worker(kind: str, fd_in: int, fd_out: int, fd_flags: int) -> None:
                 args = _unpack(request["args"], blobs, generators=generators)
                 kwargs = _unpack(request["kwargs"], blobs, generators=generators)
                 try:
-                    result = handles[int(request["handle"])](*args, **kwargs)
+                    function = (namespace[request["name"]] if request.get("handle") is None
+                                else handles[int(request["handle"])])
+                    result = function(*args, **kwargs)
                 except BaseException as err:  # noqa: B036
                     reply = {"ok": False, "error": _error_text(err)}
                 else:
@@ -685,29 +687,62 @@ def _exception_class(name: str, numpy_only: bool):
 
 
 class Notebook:
-    """A notebook process, seen from the grader: it runs cells, and answers gets and calls."""
+    """A notebook process, seen from the grader: it runs cells, and answers gets and calls.
 
-    def __init__(self, kind: str, scratch: Path, protected: set, env: dict, call_timeout: float):
-        import subprocess
+    A call that does not return in ``call_timeout`` seconds stops the process; the next request
+    starts it again and replays its cells (``cells``), up to ``restarts`` times and while the
+    notebook's ``deadline`` allows, so that one stuck function costs its own tests only.
+    """
 
+    def __init__(self, kind: str, scratch: Path, protected: set, env: dict, call_timeout: float, restarts: int = 0):
         self.kind, self.scratch, self.call_timeout = kind, scratch, call_timeout
-        to_child, self._out = os.pipe()
-        self._in, from_child = os.pipe()
-        flags_in, flags_out = os.pipe()
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(Path(__file__).resolve()), "--worker", kind,
-             str(to_child), str(from_child), str(flags_out)],
-            pass_fds=(to_child, from_child, flags_out), env=env, cwd=scratch,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for fd in (to_child, from_child, flags_out):
-            os.close(fd)
+        self.restarts_left, self._spawn = restarts, (protected, env)
+        self.cells: list[tuple[str, str | None]] = []
+        self.deadline = float("inf")
         self.flags: list[tuple[str, str, object]] = []
         self.context: object = None  # what the process runs now: a cell's index or a question
         self.dead: str | None = None
         self._values: dict[str, tuple] = {}
+        self._start()
+
+    def _start(self) -> None:
+        import subprocess
+
+        protected, env = self._spawn
+        to_child, self._out = os.pipe()
+        self._in, from_child = os.pipe()
+        flags_in, flags_out = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-B", str(Path(__file__).resolve()), "--worker", self.kind,
+             str(to_child), str(from_child), str(flags_out)],
+            pass_fds=(to_child, from_child, flags_out), env=env, cwd=self.scratch,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (to_child, from_child, flags_out):
+            os.close(fd)
         self._flags_in, self._pending = flags_in, b""
         os.set_blocking(flags_in, False)
-        _send(self._out, {"scratch": str(scratch), "protected": sorted(protected)})
+        _send(self._out, {"scratch": str(self.scratch), "protected": sorted(protected)})
+
+    def _revive(self) -> bool:
+        """The process, stopped by a call, started again with its cells replayed (their reports
+        were read the first time), if restarts and time are left."""
+        import time
+
+        if self.restarts_left <= 0 or not self.cells or time.monotonic() > self.deadline - 5:
+            return False
+        self.restarts_left -= 1
+        context, reports = self.context, len(self.flags)
+        self.dead = None
+        self._start()
+        try:
+            for index, (code, _) in enumerate(self.cells):
+                self.run(index, code, timeout=max(1.0, self.deadline - time.monotonic()))
+        except TimeoutError:
+            return False
+        finally:
+            del self.flags[reports:]
+            self.context = context
+        return True
 
     def _read_flags(self) -> None:
         """The reports that the audit hook wrote while the last request ran, charged to what
@@ -730,7 +765,7 @@ class Notebook:
     def request(self, message: dict, blobs: list = (), timeout: float | None = None) -> tuple[dict, list]:
         import time
 
-        if self.dead:
+        if self.dead and not self._revive():
             raise TimeoutError(self.dead)
         try:
             _send(self._out, message, blobs)
@@ -762,7 +797,10 @@ class Notebook:
         reply, blobs = self._values[name]
         if reply.get("missing"):
             return _Missing(name, reply.get("why")) if self.kind == "numpy" else None
-        return _unpack(reply.get("value"), blobs, callable_for=self._remote)
+        tree = reply.get("value")
+        if isinstance(tree, dict) and "__callable__" in tree:  # called by its name: it outlives a restart
+            return Remote(self, None, name)
+        return _unpack(tree, blobs, callable_for=self._remote)
 
     def _remote(self, handle: int, name: str) -> "Remote":
         return Remote(self, handle, name)
@@ -800,12 +838,12 @@ class Remote:
     comes back as data, and an error it raises is raised here with its type's name and its
     message (capped)."""
 
-    def __init__(self, notebook: Notebook, handle: int, name: str):
-        self.notebook, self.handle, self.__name__ = notebook, handle, name
+    def __init__(self, notebook: Notebook, handle: int | None, name: str):
+        self.notebook, self.handle, self.__name__ = notebook, handle, name  # no handle: by name
 
     def __call__(self, *args, **kwargs):
         blobs, generators = [], []
-        message = {"op": "call", "handle": self.handle,
+        message = {"op": "call", "handle": self.handle, "name": self.__name__,
                    "args": _pack(list(args), blobs, None, rngs=generators),
                    "kwargs": _pack(dict(kwargs), blobs, None, rngs=generators)}
         try:
@@ -1086,19 +1124,23 @@ def start_notebooks(work: Path, source: Source, protected: set) -> dict[str, Not
                 (scratch / "tests" / f"{q}.py").write_text(text, encoding="utf-8")
         else:  # ibcore's files cannot be read there either
             extra = _protected_files(Path(importlib.util.find_spec("ibcore").origin).parent)
+        # the NumPy-only process replays quickly (what needs ibcore fails at once): 3 restarts;
+        # the notebook's own, which reruns the whole notebook, 1
         processes[kind] = Notebook(kind, scratch, protected | extra, _worker_env(scratch),
-                                   call_timeout=float(source.config.get("call_timeout", 120)))
+                                   call_timeout=float(source.config["call_timeout"]),
+                                   restarts=3 if kind == "numpy" else 1)
     return processes
 
 
-def run_cells(process: Notebook, cells: list[tuple[str, str | None]], budget: float) -> list[tuple]:
-    """Run the cells in a notebook process; the errors, as ``(cell index, type, message)``."""
+def run_cells(process: Notebook, cells: list[tuple[str, str | None]]) -> list[tuple]:
+    """Run the cells in a notebook process (by its deadline); the errors, as ``(cell index,
+    type, message)``."""
     import time
 
-    errors, deadline = [], time.monotonic() + budget
+    errors = []
     for index, (code, _) in enumerate(cells):
         try:
-            error = process.run(index, code, timeout=max(1.0, deadline - time.monotonic()))
+            error = process.run(index, code, timeout=max(1.0, process.deadline - time.monotonic()))
         except TimeoutError as err:
             errors.append((index, "Timeout", str(err)))
             break
@@ -1201,8 +1243,9 @@ def grade(autograder_dir: Path, *, consume: bool = True, seed: int | None = None
         processes = start_notebooks(work, source, _protected_files(autograder_dir / "source", results_dir,
                                                                    keep=PUBLIC_SOURCE))
         errors: dict[str, list] = {}
-        budget = float(source.config.get("notebook_timeout", 900))
-        threads = [threading.Thread(target=lambda k=kind: errors.__setitem__(k, run_cells(processes[k], cells, budget)))
+        for process in processes.values():  # what a restart replays, and by when
+            process.cells, process.deadline = cells, time.monotonic() + float(source.config["notebook_timeout"])
+        threads = [threading.Thread(target=lambda k=kind: errors.__setitem__(k, run_cells(processes[k], cells)))
                    for kind in processes]
         for thread in threads:
             thread.start()

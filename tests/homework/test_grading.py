@@ -353,6 +353,36 @@ def test_a_notebook_process_cannot_read_the_graders_files(tmp_path):
     assert [where for _, _, where in process.flags] == [0, 1, 2, 3, 4, 5]
 
 
+def test_a_function_that_never_returns_costs_its_own_tests(built, tmp_path):
+    """The grader stops a call after the zip's call_timeout (5 s here) and starts the notebook's
+    process again: a NumPy-only function that loops for ever fails its tests, and so does one
+    that loops on the tests' inputs only; every other question keeps its marks."""
+    pset = hw.read_set(SETS[0])
+    zipped = support.paths(built, pset.name)[2]
+    with zipfile.ZipFile(zipped) as zf:
+        files = {n: zf.read(n) for n in zf.namelist()}
+    config = json.loads(files["grading.json"])
+    config.update(call_timeout=5, notebook_timeout=120)
+    files["grading.json"] = json.dumps(config).encode()
+    quick = tmp_path / "quick.zip"
+    with zipfile.ZipFile(quick, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    stuck = {"q1": "def min_norm(X, y):\n    while True:\n        pass",
+             "q4": ("def kept_norm(X, v):\n    while X.shape == (6, 30):\n        pass\n"
+                    "    return np.sum((v - linear.row_space_projection(X, v)) ** 2)")}
+    for question, source in stuck.items():
+        notebook = support.replace_function(support.instructor_with(built, pset), question, source)
+        results = hw.grade_notebook(quick, support.write(notebook, tmp_path / question, pset.name), seed=5)
+        scores = support.scores(results)
+        for q in pset.autograded:
+            score, possible, output = scores[q.name]
+            if q.name == question:
+                assert score < possible and "TimeoutError" in output, output
+            else:
+                assert score == possible, f"{q.name} must keep its marks beside {question}'s stuck function:\n{output}"
+
+
 def test_per_student_seeds(monkeypatch):
     """Derived from the zip's seed and the submitter's Gradescope id: the same student gets the
     same data at every submission and regrade, two students other data."""
