@@ -36,7 +36,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import nbformat
 import pytest
 from packaging.utils import canonicalize_name
 
