@@ -1,4 +1,4 @@
-// Accessible explorers on the static site (see ibcore/widgets.py).
+// Accessible explorers on the static site (see ibcore/book/explorer.py).
 // The widget manager draws each slider as a noUiSlider handle (role="slider") with no
 // accessible name, and its aria-valuenow is the index of the option, not the value shown.
 // Name each handle by its slider's label and give it the readout as its value text.

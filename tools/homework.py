@@ -4,8 +4,9 @@ One source per set: ``homework/<set>.md`` is a MyST notebook written in otter-as
 master format (``otter`` fenced blocks for the assignment config, questions, solutions and
 tests; see the page "Teaching with this book"). Its assignment config only names the set;
 the house settings (:data:`HOUSE_CONFIG`) are added here, so every set is built alike. Its
-front matter (``ib_homework``) names the chapters it draws on, each question's time and
-level, a common mistake and the shortcuts that CI grades (:class:`ProblemSet`).
+front matter (``ib_homework``) names the chapters it draws on, each question's time, level and
+NumPy-only functions, one plausible mistake per question and the shortcuts that CI grades
+(:class:`ProblemSet`).
 
 For each set this module
 
@@ -17,21 +18,28 @@ For each set this module
 * runs ``otter assign`` on it, which writes otter's layout under ``_build/homework/<set>/``:
   ``student/`` (notebook without solutions, public tests) and ``autograder/`` (the
   instructor notebook with solutions, all tests);
-* packs the **autograder zip** for Gradescope or ``otter run``: the tests, a wheel of
-  ``ibcore`` built from this checkout, the grader's requirements at the book's pins and every
-  other package at the version of this environment, a ``setup.sh`` that installs them and
-  nothing else, and the entry point (``tools/homework_grader.py``) that also hands the
-  written answers, with their rubrics, to the graders;
-* keeps a copy of ``student/`` in the repository under ``student/homework/<set>/``, which
-  the Colab and Binder links open.
+* packs the **autograder zip** for Gradescope: the tests, a wheel of ``ibcore`` built from the
+  commit that last changed it, the grader's requirements at the book's pins and every other
+  package at the version of this environment, a ``setup.sh`` that installs them and nothing
+  else, ``grading.json`` (the grading seed, drawn at random unless given, the given cells, the
+  NumPy-only functions) and the entry point (``tools/homework_grader.py``), which grades where
+  no submitted code can reach the tests and hands the written answers, with their rubrics, to
+  the graders; beside it, the rubrics (in Gradescope's maths), the model answers and the seed;
+* makes ``student/`` the course's **hand-out**: its set-up cell installs ibcore at the commit
+  of the wheel and fetches the public tests from the course's hand-out URL; the copy that this
+  repository publishes is kept in ``public/``, and in ``student/homework/<set>/``, which the
+  Colab and Binder links open;
+* grades the instructor notebook with the zip, which must score full marks.
 
 Nothing of ``autograder/`` is published: the sites link only the student material.
 
 Usage::
 
-    python -m tools.homework build [--out DIR] [--no-run-tests] [--sync]
-    python -m tools.homework sync     # refresh student/homework/ (no otter test run)
+    python -m tools.homework build [--out DIR] [--no-run-tests] [--sync] [--grading-seed N]
+                                   [--per-student] [--handout-url URL]
+    python -m tools.homework sync     # refresh student/homework/ (no grading)
     python -m tools.homework check    # exit 1 if student/homework/ is stale
+    python -m tools.homework grade -a ZIP SUBMISSION.ipynb [-o DIR] [--student ID]   # as Gradescope
     python -m tools.homework written AUTOGRADER_DIR SUBMISSION.ipynb   # its written answers
 """
 from __future__ import annotations
@@ -43,6 +51,7 @@ import copy
 import filecmp
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -142,6 +151,8 @@ class Question:
     hidden_test_code: list[str] = field(default_factory=list)  # the hidden test functions
     public: list[str] = field(default_factory=list)  # every line a student sees
     rubric: list[RubricItem] = field(default_factory=list)
+    model_answer: str = ""  # a written question's model answer (Markdown), without its rubric
+    numpy_only: list[str] = field(default_factory=list)  # functions graded without ibcore
 
     @property
     def hidden_test_lines(self) -> list[str]:
@@ -173,6 +184,7 @@ class Submission:
     lines: list[str]
     loses: float = 0.0  # a shortcut loses at least this many points of its question
     message: str = ""  # a mistake's failure message says (in part) this
+    keeps: float | None = None  # a mistake keeps exactly this many points of its question
 
 
 @dataclass
@@ -207,10 +219,15 @@ class ProblemSet:
         return next(q for q in self.questions if q.name == name)
 
     @property
-    def wrong_answer(self) -> Submission:
-        """The common mistake of the front matter, which must fail its question only."""
-        wrong = self.meta["wrong_answer"]
-        return Submission(wrong["question"], list(wrong["lines"]), message=wrong["message"])
+    def mistakes(self) -> list[Submission]:
+        """One plausible mistake per question, each keeping exactly ``keeps`` points of it."""
+        return [Submission(m["question"], list(m["lines"]), message=m["message"], keeps=float(m["keeps"]))
+                for m in self.meta.get("mistakes", [])]
+
+    @property
+    def no_work_max(self) -> float:
+        """The most that the instructor notebook with every shortcut in place may score."""
+        return float(self.meta["no_work_max"])
 
     @property
     def shortcuts(self) -> list[Submission]:
@@ -340,6 +357,8 @@ def read_set(path: Path) -> ProblemSet:
             question.solution_lines += [line for line in lines if line not in shown]
             if cell.cell_type == "markdown":
                 question.rubric += parse_rubric(cell.source)
+                if "**Model answer.**" in cell.source:
+                    question.model_answer = cell.source.split("**Rubric**", 1)[0].strip()
         else:
             question.public += lines
     if name != path.stem:
@@ -350,9 +369,13 @@ def read_set(path: Path) -> ProblemSet:
     for q in questions:
         info = timing.get(q.name) or {}
         q.minutes, q.level = int(info.get("minutes", 0)), str(info.get("level", ""))
+        q.numpy_only = [str(name) for name in info.get("numpy_only", [])]
         if q.minutes <= 0 or q.level not in LEVELS:
             raise ValueError(f"{path}: ib_homework.questions.{q.name} needs minutes > 0 and a level in {LEVELS}, "
                              f"got {info!r}")
+        if not set(q.numpy_only) <= q.reads:
+            raise ValueError(f"{path}: ib_homework.questions.{q.name}.numpy_only names {q.numpy_only}, but its "
+                             f"tests read {sorted(q.reads)}")
     return ProblemSet(name, title, path, list(meta.get("chapters", [])), questions, preamble, meta)
 
 
@@ -376,9 +399,19 @@ def repository_file_url(config: dict, path: str) -> str:
     return f"{url}/{path}"  # a local checkout (the tests use file:// URLs)
 
 
-def setup_cell_source(config: dict, pset: ProblemSet, root: Path = ROOT) -> str:
-    """The set's first code cell: the chapters' set-up cell, then otter-grader and the public tests."""
-    tests_url = repository_file_url(config, f"{STUDENT_COPY.as_posix()}/{pset.name}/tests")
+def setup_cell_source(config: dict, pset: ProblemSet, root: Path = ROOT, *, ibcore_ref: str | None = None,
+                      tests_url: str | None = None) -> str:
+    """The set's first code cell: the chapters' set-up cell, then otter-grader and the public tests.
+
+    By default ibcore comes from the ref that the chapters install (the branch the launch
+    buttons open) and the public tests from this repository's ``student/homework/<set>/tests``:
+    the copy this repository publishes. A course's hand-out passes ``ibcore_ref`` (the commit
+    that its autograder's wheel was built from) and ``tests_url`` (where the course publishes
+    the hand-out's ``tests/`` folder).
+    """
+    if ibcore_ref is not None:
+        config = {**config, "ibcore": {**(config.get("ibcore") or {}), "install_ref": ibcore_ref}}
+    tests_url = (tests_url or repository_file_url(config, f"{STUDENT_COPY.as_posix()}/{pset.name}/tests")).rstrip("/")
     public = [q.name for q in pset.autograded if q.public_tests]
     return nbtools.setup_cell_source(config) + f"""
 # ... and otter-grader, which runs the tests of each question (grader.check)
@@ -555,19 +588,57 @@ def environment_pins(requirements: list[str]) -> list[str]:
     return [pins[k] for k in sorted(pins)]
 
 
-def build_wheel(out: Path, root: Path = ROOT) -> Path:
-    """A wheel of ibcore built from this checkout (pip, with the build backend of pyproject.toml).
+@dataclass
+class Release:
+    """The ibcore that a set's autograder carries and its hand-out installs: its version, and
+    the commit that last changed it (``None`` outside a git checkout)."""
 
-    The build runs on a copy of the package's files, so that the checkout gains no build folders.
+    version: str
+    commit: str | None
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+
+def ibcore_release(root: Path = ROOT) -> Release:
+    """The commit that last changed ``ibcore/`` or ``pyproject.toml``, and ibcore's version there.
+
+    That commit, not the checkout's head, is what a hand-out pins: it stays the same while
+    commits change other files, and it holds the very ibcore of the wheel.
+    """
+    log = _git(root, "log", "-1", "--format=%H", "--", "ibcore", "pyproject.toml")
+    commit = log.stdout.strip() if log.returncode == 0 and log.stdout.strip() else None
+    text = (_git(root, "show", f"{commit}:ibcore/__init__.py").stdout if commit
+            else (root / "ibcore" / "__init__.py").read_text(encoding="utf-8"))
+    version = re.search(r'^__version__ = "([^"]+)"', text, flags=re.M).group(1)
+    return Release(version, commit)
+
+
+def build_wheel(out: Path, root: Path = ROOT, release: Release | None = None) -> Path:
+    """A wheel of ibcore (pip, with the build backend of pyproject.toml), built from the files of
+    ``release.commit`` (``git archive``) when there is one, else from the checkout's files.
+
+    The build runs on a copy, so that the checkout gains no build folders. ibcore files that
+    differ from the commit's (uncommitted changes) are not in the wheel: a warning says so.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    release = release or ibcore_release(root)
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
-        for name in ("pyproject.toml", "README.md"):
-            shutil.copy(root / name, src / name)
-        shutil.copytree(root / "ibcore", src / "ibcore", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        if release.commit:
+            archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", release.commit,
+                                      "ibcore", "pyproject.toml", "README.md"], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+            if _git(root, "diff", "--quiet", release.commit, "--", "ibcore", "pyproject.toml").returncode != 0:
+                print(f"warning: ibcore/ differs from commit {release.commit[:12]}: the autograder carries the "
+                      "committed ibcore; commit your changes to grade with them", file=sys.stderr)
+        else:
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copy(root / name, src / name)
+            shutil.copytree(root / "ibcore", src / "ibcore", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-input",
                               "--disable-pip-version-check", "-w", str(Path(tmp) / "wheel"), str(src)],
                              capture_output=True, text=True)
@@ -621,26 +692,98 @@ exec "$(cat "$source/python")" "$source/run_otter.py"
 """
 
 
-def written_questions(pset: ProblemSet) -> list[dict]:
-    """The written questions for the grader (``written.json``): title, points and rubric."""
-    return [{"name": q.name, "title": q.title, "points": q.points,
-             "rubric": [{"points": r.points, "text": r.text,
-                         "partial": [{"points": p, "text": t} for p, t in r.partial]} for r in q.rubric]}
+_MACRO = re.compile(r"\\([A-Za-z]+)(?![A-Za-z])")
+
+
+def expand_macros(text: str, macros: dict) -> str:
+    """``text`` with the book's MathJax macros (``_config.yml``: ``name: body`` or
+    ``name: [body, n]``) replaced by their bodies, arguments in place, so that it renders where
+    they are not defined (Gradescope, a Markdown viewer)."""
+    for _ in range(6):  # a macro's body or argument may hold another
+        out, pos, changed = [], 0, False
+        while m := _MACRO.search(text, pos):
+            spec = macros.get(m.group(1))
+            if spec is None:
+                out.append(text[pos:m.end()])
+                pos = m.end()
+                continue
+            body, count = (spec[0], int(spec[1])) if isinstance(spec, list) else (spec, 0)
+            end = m.end()
+            for k in range(1, count + 1):
+                while end < len(text) and text[end] == " ":
+                    end += 1
+                if end < len(text) and text[end] == "{":
+                    depth, close = 0, end
+                    for close in range(end, len(text)):
+                        depth += {"{": 1, "}": -1}.get(text[close], 0)
+                        if depth == 0:
+                            break
+                    argument, end = text[end + 1:close], close + 1
+                else:
+                    argument, end = text[end:end + 1], end + 1
+                body = body.replace(f"#{k}", argument)
+            out.append(text[pos:m.start()] + body)
+            pos, changed = end, True
+        text = "".join(out) + text[pos:]
+        if not changed:
+            break
+    return text
+
+
+def gradescope_text(text: str, macros: dict) -> str:
+    """Markdown with maths as Gradescope renders it: the macros expanded, ``$$`` around inline
+    maths and ``$$$`` around displayed maths (Gradescope's delimiters, not ``$`` and ``$$``)."""
+    text = expand_macros(text, macros)
+    return re.sub(r"\$\$(.+?)\$\$|\$(.+?)\$",
+                  lambda m: f"$$${m.group(1)}$$$" if m.group(1) is not None else f"$${m.group(2)}$$", text, flags=re.S)
+
+
+def book_macros(root: Path = ROOT) -> dict:
+    return nbtools.load_config(root)["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+
+
+def written_questions(pset: ProblemSet, root: Path = ROOT) -> list[dict]:
+    """The written questions for the grader (``written.json``): title, points and rubric, in
+    Gradescope's maths."""
+    macros = book_macros(root)
+
+    def text(t: str) -> str:
+        return gradescope_text(t, macros)
+
+    return [{"name": q.name, "title": text(q.title), "points": q.points,
+             "rubric": [{"points": r.points, "text": text(r.text),
+                         "partial": [{"points": p, "text": text(t)} for p, t in r.partial]} for r in q.rubric]}
             for q in pset.manual]
 
 
-def rubrics_markdown(pset: ProblemSet) -> str:
-    """The rubrics of the written questions, for the manually graded questions on Gradescope."""
+def rubrics_markdown(pset: ProblemSet, root: Path = ROOT) -> str:
+    """The rubrics of the written questions, for the manually graded questions on Gradescope:
+    paste each item as it stands (its maths is in Gradescope's delimiters, the book's macros
+    expanded)."""
     lines = [f"# {pset.title}: rubrics of the written questions", "",
              "Create one manually graded question per entry in the assignment's outline, with these "
-             "points and rubric items (partial credit indented). The autograder shows each student's "
-             "answer with its rubric to the graders.", ""]
-    for q in pset.manual:
-        lines += [f"## {q.name}: {q.title} ({q.points:g} points)", ""]
-        for item in q.rubric:
-            lines.append(f"- **{item.points:g}**: {item.text}")
-            lines += [f"  - **{p:g}**: {t}" for p, t in item.partial]
+             "points and rubric items (partial credit indented). Each item's text pastes into Gradescope as "
+             "it stands: its maths uses Gradescope's delimiters ($$ inline, $$$ displayed), without the "
+             f"book's macros. The model answers are in {pset.name}-model-answers.md. The autograder shows each "
+             "student's answer with its rubric to the graders.", ""]
+    for q in written_questions(pset, root):
+        lines += [f"## {q['name']}: {q['title']} ({q['points']:g} points)", ""]
+        for item in q["rubric"]:
+            lines.append(f"- **{item['points']:g}**: {item['text']}")
+            lines += [f"  - **{p['points']:g}**: {p['text']}" for p in item["partial"]]
         lines.append("")
+    return "\n".join(lines)
+
+
+def model_answers_markdown(pset: ProblemSet, root: Path = ROOT) -> str:
+    """The model answers of the written questions (instructor only), readable in any Markdown
+    viewer: the book's macros expanded."""
+    macros = book_macros(root)
+    lines = [f"# {pset.title}: model answers of the written questions", "",
+             f"For the graders, beside {pset.name}-rubrics.md. Not for students.", ""]
+    for q in pset.manual:
+        lines += [f"## {q.name}: {expand_macros(q.title, macros)} ({q.points:g} points)", "",
+                  expand_macros(q.model_answer, macros), ""]
     return "\n".join(lines)
 
 
@@ -651,18 +794,82 @@ def _zip_entry(name: str, executable: bool = False) -> zipfile.ZipInfo:
     return info
 
 
-def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, root: Path = ROOT) -> Path:
+@dataclass
+class Grading:
+    """How a packaged set is graded and handed out.
+
+    ``seed``: the zip's grading seed (``None``: drawn at random when the zip is built, so that it
+    is known only to whoever holds the zip); ``per_student``: derive each submitter's seed from it
+    and their Gradescope id; ``handout_url``: where the course publishes its hand-outs, each set's
+    public tests under ``<handout_url>/<set>/tests/`` (the set-up cell of a notebook opened alone
+    fetches them there).
+    """
+
+    seed: int | None = None
+    per_student: bool = False
+    handout_url: str | None = None
+
+
+def given_cells(student: nbformat.NotebookNode) -> list[dict]:
+    """The code cells of a student notebook that are neither answers nor otter's: the set-up cell
+    and the data that questions give, ``[{id, source}]`` in order."""
+    out = []
+    for cell in student.cells:
+        tags = cell.metadata.get("tags", [])
+        text = cell.source.strip()
+        if (cell.cell_type != "code" or "otter_answer_cell" in tags or "otter_ignore" in tags
+                or text in (INIT_SOURCE, CHECK_ALL_SOURCE) or re.fullmatch(r'grader\.check\("\w+"\)', text)):
+            continue
+        out.append({"id": cell.id, "source": cell.source})
+    return out
+
+
+def grading_config(pset: ProblemSet, student: nbformat.NotebookNode, tests: dict[str, bytes],
+                   public: dict[str, bytes], seed: int, grading: Grading, release: Release) -> dict:
+    """The zip's ``grading.json``: what the grader needs besides otter's tests."""
+    import hashlib
+
+    given = given_cells(student)
+    setups = [g for g in given if re.search(homework_grader.SEED_LINE, g["source"], flags=re.M)]
+    if len(setups) != 1:
+        raise ValueError(f"{pset.name}: one given cell must assign `seed = <int>`, found {len(setups)}")
+    published = int(re.search(r"^seed = (\d+)", setups[0]["source"], flags=re.M).group(1))
+    return {
+        "name": pset.name, "title": pset.title,
+        "seed": {"grading": seed, "per_student": grading.per_student, "published": published},
+        "setup": setups[0], "given": given, "init_source": INIT_SOURCE,
+        "questions": [{"name": q.name, "points": q.points, "test": f"tests/{q.name}.py",
+                       "sha256": hashlib.sha256(tests[f"tests/{q.name}.py"]).hexdigest(),
+                       "public": f"public/{q.name}.py" if f"{q.name}.py" in public else None,
+                       "numpy_only": q.numpy_only} for q in pset.autograded],
+        "ibcore": {"version": release.version, "commit": release.commit},
+        # within Gradescope's default limit of 10 minutes per submission, whatever the notebook does
+        "call_timeout": 60, "notebook_timeout": 300,
+    }
+
+
+def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, release: Release, grading: Grading,
+                       root: Path = ROOT) -> Path:
     """Rewrite otter's ``<set>-autograder.zip`` in ``folder`` as a self-contained grader.
 
     It keeps otter's tests and ``otter_config.json`` and replaces the rest (otter's set-up
     installs ibcore from nowhere, leaves most packages unpinned and downloads a browser that
     grading never uses): requirements, constraints, the ibcore wheel, ``setup.sh``,
-    ``run_autograder``, the entry point ``run_otter.py`` and ``written.json``. The rubrics and
-    ``written.json`` are also written beside the zip, for the instructor.
+    ``run_autograder``, the entry point ``run_otter.py`` (``tools/homework_grader.py``),
+    ``grading.json`` (the grading seed, the given cells, which functions are NumPy only), the
+    public tests (``public/``) and ``written.json``. Beside the zip, for the instructor: the
+    rubrics, the model answers, ``written.json`` and the grading seed.
     """
+    import secrets
+
     zipped = folder / f"{pset.name}-autograder.zip"
     with zipfile.ZipFile(zipped) as zf:
         kept = {n: zf.read(n) for n in sorted(zf.namelist()) if n.startswith("tests/") or n == "otter_config.json"}
+    student_dir = folder.parent / "student"
+    public = {p.name: p.read_bytes() for p in sorted((student_dir / "tests").glob("*.py"))}
+    student = nbformat.read(student_dir / f"{pset.name}.ipynb", as_version=4)
+    seed = grading.seed if grading.seed is not None else secrets.randbelow(2**31 - 1) + 1
+    config = grading_config(pset, student, kept, public, seed, grading, release)
     python = HOUSE_CONFIG["python_version"]
     files = {
         "requirements.txt": "# the grader's packages at the book's pins (its requirements.txt); constraints.txt\n"
@@ -673,7 +880,8 @@ def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, root: Path =
         "setup.sh": SETUP_SH.replace("@PYTHON@", python).replace("@WHEEL@", wheel.name),
         "run_autograder": RUN_AUTOGRADER,
         "run_otter.py": Path(homework_grader.__file__).read_text(encoding="utf-8"),
-        "written.json": json.dumps(written_questions(pset), indent=2) + "\n",
+        "grading.json": json.dumps(config, indent=2) + "\n",
+        "written.json": json.dumps(written_questions(pset, root), indent=2) + "\n",
     }
     with zipfile.ZipFile(zipped, "w") as zf:
         for name, text in files.items():
@@ -681,8 +889,14 @@ def package_autograder(folder: Path, pset: ProblemSet, wheel: Path, root: Path =
         zf.writestr(_zip_entry(wheel.name), wheel.read_bytes())
         for name, data in kept.items():
             zf.writestr(_zip_entry(name), data)
+        for name, data in public.items():
+            zf.writestr(_zip_entry(f"public/{name}"), data)
     (folder / "written.json").write_text(files["written.json"], encoding="utf-8")
-    (folder / f"{pset.name}-rubrics.md").write_text(rubrics_markdown(pset), encoding="utf-8")
+    (folder / f"{pset.name}-rubrics.md").write_text(rubrics_markdown(pset, root), encoding="utf-8")
+    (folder / f"{pset.name}-model-answers.md").write_text(model_answers_markdown(pset, root), encoding="utf-8")
+    (folder / "grading-seed.txt").write_text(
+        f"{seed}\n# the seed that {zipped.name} grades with{' (the base of per-student seeds)' if grading.per_student else ''}; "
+        f"students' notebooks say seed = {config['seed']['published']}\n", encoding="utf-8")
     return zipped
 
 
@@ -814,15 +1028,61 @@ def find_leaks(pset: ProblemSet, folder: Path | list[tuple[str, str]], *, allowe
 
 # ------------------------------------------------------------------- building
 
+PUBLIC_COPY = "public"  # in a packaged build, the student folder as this repository publishes it
 
-def assign(path: Path, out: Path, *, run_tests: bool = True, wheel: Path | None = None,
-           root: Path = ROOT) -> Path:
+
+def grade_notebook(autograder_zip: Path, notebook: Path, *, seed: int | None = None, student: str | None = None,
+                   out: Path | None = None) -> dict:
+    """Grade ``notebook`` with a set's autograder zip as Gradescope would (its layout, its entry
+    point), in this Python; return ``results.json`` (also copied into ``out``).
+
+    ``seed`` overrides the zip's grading seed; ``student`` stands for the submitter's Gradescope
+    id (per-student seeds).
+    """
+    with tempfile.TemporaryDirectory(prefix="ib-autograder-") as tmp:
+        folder = Path(tmp)
+        with zipfile.ZipFile(autograder_zip) as zf:
+            zf.extractall(folder / "source", members=[n for n in zf.namelist() if not n.endswith(".whl")])
+        (folder / "submission").mkdir()
+        shutil.copy(notebook, folder / "submission" / Path(notebook).name)
+        users = [{"id": student}] if student else []
+        (folder / "submission_metadata.json").write_text(json.dumps({"users": users}), encoding="utf-8")
+        results = homework_grader.grade(folder, seed=seed)
+        if out is not None:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            shutil.copy(folder / "results" / "results.json", Path(out) / "results.json")
+    return results
+
+
+def autograded_scores(results: dict) -> dict[str, tuple[float, float]]:
+    """``{question: (score, max score)}`` of a results.json."""
+    return {t["name"]: (t["score"], t["max_score"]) for t in results["tests"] if "max_score" in t}
+
+
+def course_handout(result: Path, pset: ProblemSet, release: Release, grading: Grading, root: Path = ROOT) -> None:
+    """Make ``result/student`` the course's hand-out: its set-up cell installs the ibcore of the
+    autograder's wheel (its commit) and fetches the public tests from the course's hand-out URL.
+    The student folder as this repository publishes it is kept in ``result/public``."""
+    student = result / "student"
+    shutil.rmtree(result / PUBLIC_COPY, ignore_errors=True)
+    shutil.copytree(student, result / PUBLIC_COPY)
+    notebook = student / f"{pset.name}.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    setup = next(c for c in nb.cells if "setup" in c.metadata.get("tags", []))
+    url = f"{grading.handout_url.rstrip('/')}/{pset.name}/tests" if grading.handout_url else None
+    setup.source = setup_cell_source(nbtools.load_config(root), pset, root, ibcore_ref=release.commit, tests_url=url)
+    nbformat.write(nb, notebook)
+
+
+def assign(path: Path, out: Path, *, run_tests: bool = True, wheel: Path | None = None, release: Release | None = None,
+           grading: Grading | None = None, root: Path = ROOT) -> Path:
     """Run ``otter assign`` on one source; return ``out/<set>`` (``student/``, ``autograder/``).
 
-    With ``run_tests``, otter grades the instructor notebook against all tests and fails
-    unless it scores full marks. With ``wheel`` (an ibcore wheel), the autograder zip is made
-    self-contained (:func:`package_autograder`); without, it stays otter's (the sites, which
-    publish only the student folder, build the sets so).
+    With ``wheel`` (an ibcore wheel, of ``release``), the autograder zip is made self-contained
+    (:func:`package_autograder`) and ``student/`` becomes the course's hand-out
+    (:func:`course_handout`); without, the zip stays otter's and ``student/`` is the copy that
+    this repository publishes (the sites build the sets so). With ``run_tests`` (and a
+    ``wheel``), the zip's grader grades the instructor notebook, which must score full marks.
     """
     from otter.assign import main as otter_assign
 
@@ -834,7 +1094,7 @@ def assign(path: Path, out: Path, *, run_tests: bool = True, wheel: Path | None 
         log = io.StringIO()
         try:
             with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-                otter_assign(str(master), str(result), no_run_tests=not run_tests, no_pdfs=True)
+                otter_assign(str(master), str(result), no_run_tests=True, no_pdfs=True)
         except Exception as err:
             raise RuntimeError(f"otter assign failed on {path}:\n{log.getvalue()}") from err
     autograder = result / "autograder"
@@ -850,19 +1110,30 @@ def assign(path: Path, out: Path, *, run_tests: bool = True, wheel: Path | None 
                     cell.source = tidy_skeleton(cell.source)
         nbformat.write(nb, notebook)
     if wheel is not None:
-        package_autograder(autograder, read_set(path), wheel, root)
+        pset, grading = read_set(path), grading or Grading()
+        release = release or ibcore_release(root)
+        zipped = package_autograder(autograder, pset, wheel, release, grading, root)
+        course_handout(result, pset, release, grading, root)
+        if run_tests:
+            scores = autograded_scores(grade_notebook(zipped, autograder / f"{name}.ipynb"))
+            short = {q: s for q, s in scores.items() if s[0] != s[1]}
+            if short or sorted(scores) != sorted(q.name for q in pset.autograded):
+                raise RuntimeError(f"{name}: the instructor notebook does not score full marks: {short or scores}")
     return result
 
 
 def build(out: Path = ROOT / DEFAULT_OUT, *, run_tests: bool = True, package: bool = True,
-          root: Path = ROOT) -> list[Path]:
+          grading: Grading | None = None, root: Path = ROOT) -> list[Path]:
     """Build every set into ``out``; return the set directories.
 
-    With ``package``, an ibcore wheel is built from this checkout into ``out`` and every
-    autograder zip carries it (:func:`package_autograder`).
+    With ``package``, an ibcore wheel is built from the commit that last changed ibcore into
+    ``out`` and every autograder zip carries it (:func:`package_autograder`); each set draws its
+    own grading seed unless ``grading.seed`` is given.
     """
-    wheel = build_wheel(Path(out) / ".wheel", root) if package else None
-    return [assign(path, out, run_tests=run_tests, wheel=wheel, root=root) for path in sources(root)]
+    release = ibcore_release(root) if package else None
+    wheel = build_wheel(Path(out) / ".wheel", root, release) if package else None
+    return [assign(path, out, run_tests=run_tests, wheel=wheel, release=release, grading=grading, root=root)
+            for path in sources(root)]
 
 
 def _same_tree(a: Path, b: Path) -> bool:
@@ -875,44 +1146,70 @@ def _same_tree(a: Path, b: Path) -> bool:
     return not mismatch and not errors and all(_same_tree(a / d, b / d) for d in cmp.common_dirs)
 
 
+def published_copy(built: Path, name: str) -> Path:
+    """The student folder of a built set as this repository publishes it."""
+    public = Path(built) / name / PUBLIC_COPY
+    return public if public.is_dir() else Path(built) / name / "student"
+
+
 def stale(built: Path, root: Path = ROOT) -> list[str]:
-    """Sets whose committed student copy differs from the student view in ``built``."""
+    """Sets whose committed student copy differs from the published student folder in ``built``."""
     names = {p.stem for p in sources(root)}
     committed = {p.name for p in (root / STUDENT_COPY).glob("*") if p.is_dir()}
     return sorted(name for name in names | committed
-                  if not _same_tree(Path(built) / name / "student", root / STUDENT_COPY / name))
+                  if not _same_tree(published_copy(built, name), root / STUDENT_COPY / name))
 
 
 def sync(built: Path, root: Path = ROOT) -> list[str]:
-    """Copy the student view of every set in ``built`` to ``student/homework/`` (drop old sets)."""
+    """Copy the published student folder of every set in ``built`` to ``student/homework/`` (drop
+    old sets)."""
     written = stale(built, root)
     for name in written:
         target = root / STUDENT_COPY / name
         shutil.rmtree(target, ignore_errors=True)
-        if (Path(built) / name / "student").is_dir():
-            shutil.copytree(Path(built) / name / "student", target)
+        if published_copy(built, name).is_dir():
+            shutil.copytree(published_copy(built, name), target)
     return written
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="otter assign every set into --out")
+    b = sub.add_parser("build", help="otter assign every set into --out, with its autograder zip")
     b.add_argument("--out", type=Path, default=ROOT / DEFAULT_OUT)
-    b.add_argument("--no-run-tests", action="store_true", help="skip otter's grading of the instructor notebook")
+    b.add_argument("--no-run-tests", action="store_true", help="skip grading the instructor notebooks")
     b.add_argument("--sync", action="store_true", help="then refresh the committed student copies")
-    sub.add_parser("sync", help="refresh student/homework/ from a fresh build (no otter test run)")
+    b.add_argument("--grading-seed", type=int, help="the zips' grading seed (default: drawn at random per set)")
+    b.add_argument("--per-student", action="store_true",
+                   help="grade each submitter with a seed derived from the grading seed and their Gradescope id")
+    b.add_argument("--handout-url", default=os.environ.get("IB_HANDOUT_URL") or None,
+                   help="where the course publishes each set's hand-out, <URL>/<set>/tests/ holding the public "
+                        "tests (default: $IB_HANDOUT_URL, else this repository's student/homework/)")
+    sub.add_parser("sync", help="refresh student/homework/ from a fresh build (no grading)")
     sub.add_parser("check", help="fail if student/homework/ differs from a fresh build")
+    g = sub.add_parser("grade", help="grade a submission with a set's autograder zip, as Gradescope does")
+    g.add_argument("-a", "--autograder", type=Path, required=True, help="<set>-autograder.zip")
+    g.add_argument("submission", type=Path)
+    g.add_argument("-o", "--out", type=Path, default=Path("."), help="where results.json goes")
+    g.add_argument("--student", help="the submitter's Gradescope id, for per-student seeds")
     w = sub.add_parser("written", help="print the written answers of a submission, with their rubrics")
     w.add_argument("autograder", type=Path, help="a set's autograder folder (_build/homework/<set>/autograder)")
     w.add_argument("submission", type=Path)
     args = parser.parse_args(argv)
     if args.command == "build":
-        for path in build(args.out, run_tests=not args.no_run_tests):
+        grading = Grading(args.grading_seed, args.per_student, args.handout_url)
+        for path in build(args.out, run_tests=not args.no_run_tests, grading=grading):
             print(f"built {path}")
         if args.sync:
             for name in sync(args.out):
                 print(f"wrote {STUDENT_COPY / name}")
+        return 0
+    if args.command == "grade":
+        results = grade_notebook(args.autograder, args.submission, student=args.student, out=args.out)
+        for name, (score, possible) in autograded_scores(results).items():
+            print(f"{name}: {score:g} / {possible:g}")
+        print(f"autograded total: {sum(s for s, _ in autograded_scores(results).values()):g} / "
+              f"{sum(p for _, p in autograded_scores(results).values()):g} (results.json in {args.out})")
         return 0
     if args.command == "written":
         return homework_grader.main(["--written", str(args.submission), str(args.autograder / "written.json")])

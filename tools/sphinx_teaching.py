@@ -42,6 +42,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -159,6 +160,19 @@ def measured_role(name, rawtext, text, lineno, inliner, options=None, content=No
     return [nodes.inline(rawtext, text, classes=["ib-measured"])], []
 
 
+class UnlinkSummaries(SphinxPostTransform):
+    """A summary is the control that opens its block: a link inside it would be a control
+    inside a control (axe: nested-interactive). A reference in an evidence title is kept as
+    its text, once Sphinx has resolved it (its number, "Proposition II.3.1")."""
+
+    default_priority = 900  # after the references are resolved (ReferencesResolver: 10)
+
+    def run(self, **kwargs) -> None:
+        for title in self.document.findall(evidence_title):
+            for ref in list(title.findall(nodes.reference)):
+                ref.replace_self(nodes.inline(ref.rawsource, "", *ref.children))
+
+
 # ---------------------------------------------------------------------------- HTML
 
 def visit_evidence(self, node):
@@ -201,5 +215,6 @@ def setup(app: Sphinx):
     app.add_directive("think", Think)
     app.add_directive("answer", Answer)
     app.add_transform(GatherEvidence)
+    app.add_post_transform(UnlinkSummaries)
     app.add_role("measured", measured_role)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -2,11 +2,16 @@
 
 For each set: a fresh venv (standing for the Python 3.11 that Gradescope's image gets from
 Miniforge), the zip unpacked into ``autograder/source``, its ``setup.sh`` run with nothing else
-(no project file, no project package on the path), then ``run_autograder`` (otter's autograder
-entry point, through the zip's ``run_otter.py``) for each submission, as Gradescope runs it:
+(no project file, no project package on the path), then ``run_autograder`` (the zip's
+``run_otter.py``) for each submission, as Gradescope runs it, in a fresh copy of the folder:
 
-* the instructor notebook scores full marks (the set's own seed; test_grading.py tries others);
+* the instructor notebook scores full marks with five grading seeds;
 * the student notebook as handed out scores 0, every failure in the tests' own words;
+* every attack (tests/homework/support.py: the review's list and ours) scores 0 on what it
+  attacks, the grader flags the tampering for the staff, and no hidden test reaches what the
+  student sees;
+* the instructor notebook with every declared shortcut (no work on any question) scores at most
+  the set's ``no_work_max``, each shortcut losing its points and only its own;
 * students see the public tests only: hidden tests stay hidden, also after publication;
 * the written answers reach the graders, with each question's points and rubric.
 
@@ -17,7 +22,7 @@ same (it reinstalls the zip's ibcore wheel). That full install skips pip's byte-
 (``PIP_COMPILE=0``; on Gradescope, setup.sh compiles as usual): Python compiles only the
 modules that grading imports (again in each process where ``PYTHONDONTWRITEBYTECODE`` is set,
 and still cheaper: measured in benchmarks/README.md). The grading times go to
-``$IB_GRADING_TIMES`` (``make homework-grader`` prints them).
+``grading-times.txt`` in the built problem sets' folder (``_build/homework`` under ``make check``).
 """
 from __future__ import annotations
 
@@ -31,7 +36,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-import nbformat
 import pytest
 from packaging.utils import canonicalize_name
 
@@ -85,6 +89,9 @@ def cache_key(autograder: Path) -> str:
 @pytest.fixture(scope="module")
 def grader_python(built, tmp_path_factory):
     """The cached venv of the zips' pins, locked for this module (setup.sh reinstalls ibcore into it)."""
+    times = built / "grading-times.txt"
+    times.unlink(missing_ok=True)
+    TIMES[:] = [times]
     zips = [support.paths(built, p.stem)[2] for p in SETS]
     keys = {cache_key(z) for z in zips}
     assert len(keys) == 1, "every set's zip must have the same requirements, constraints and set-up"
@@ -108,44 +115,74 @@ def grader_python(built, tmp_path_factory):
         yield python
 
 
+TIMES: list[Path] = []  # the times' file, once the built sets are known (the `built` fixture)
+
+
 def report(line: str) -> None:
     print(line)
-    if target := os.environ.get("IB_GRADING_TIMES"):
+    for target in TIMES:
         with open(target, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
 
 
-def grade(folder: Path, submission: Path, python: Path) -> tuple[dict, support.Clock]:
-    """One submission through ``run_autograder``, as Gradescope runs it: results.json and times."""
+def grade(folder: Path, submission: Path, python: Path, *, seed: int | None = None) -> tuple[dict, support.Clock]:
+    """One submission through ``run_autograder``, as Gradescope runs it (in a copy of the
+    unpacked folder: the grader removes the tests from the disk once read): results.json and times."""
+    work = folder.parent / f"{folder.name}-{submission.stem}-{seed or 0}"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(folder, work, symlinks=True)
     for sub in ("submission", "results"):
-        shutil.rmtree(folder / sub)
-        (folder / sub).mkdir()
-    shutil.copy(submission, folder / "submission" / submission.name)
+        shutil.rmtree(work / sub)
+        (work / sub).mkdir()
+    shutil.copy(submission, work / "submission" / submission.name)
+    env = clean_environment(python)
+    if seed is not None:
+        env["IB_GRADING_SEED"] = str(seed)
     with support.Clock() as clock:
-        run = subprocess.run([str(folder / "run_autograder")], cwd=folder, env=clean_environment(python),
-                             capture_output=True, text=True, timeout=900)
+        run = subprocess.run([str(work / "run_autograder")], cwd=work, env=env, capture_output=True, text=True,
+                             timeout=900)
     assert run.returncode == 0, f"run_autograder failed:\n{run.stdout[-3000:]}{run.stderr[-3000:]}"
-    return json.loads((folder / "results" / "results.json").read_text()), clock
+    results = json.loads((work / "results" / "results.json").read_text())
+    shutil.rmtree(work, ignore_errors=True)
+    return results, clock
+
+
+# the instructor notebook is graded with these seeds, and the other submissions with the first
+SEEDS = (11, 12, 13, 14, 15)
 
 
 @pytest.fixture(scope="module", params=SETS, ids=IDS)
 def graded(request, built, grader_python, tmp_path_factory):
-    """A set's instructor and student notebooks graded in its environment built from the zip."""
+    """A set's submissions graded in its environment built from the zip: the instructor notebook
+    (five seeds), the student notebook, every attack and the no-work notebook."""
     path = request.param
     pset = hw.read_set(path)
     instructor, student, autograder = support.paths(built, pset.name)
-    folder = unpack(autograder, tmp_path_factory.mktemp(pset.name) / "autograder")
+    root = tmp_path_factory.mktemp(pset.name)
+    folder = unpack(autograder, root / "autograder")
     with support.Clock() as clock:
         run_setup(folder, grader_python)
     report(f"{pset.name}: setup.sh on the cached venv {clock.wall:.1f} s ({clock.cpu:.1f} s CPU)")
     frozen = subprocess.run([str(grader_python), "-m", "pip", "freeze"], capture_output=True, text=True,
                             env=clean_environment(grader_python), check=True).stdout.splitlines()
-    out = {"pset": pset, "freeze": frozen, "zip": autograder}
-    for role, notebook in (("instructor", instructor), ("student", student)):
-        results, clock = grade(folder, notebook, grader_python)
-        out[role] = results
-        report(f"{pset.name}: the {role} notebook graded in {clock.wall:.1f} s ({clock.cpu:.1f} s CPU), "
-               f"{sum(s for s, _, _ in support.scores(results).values()):g}/{pset.points - sum(q.points for q in pset.manual):g}")
+    out = {"pset": pset, "freeze": frozen, "zip": autograder, "instructor": {}, "attacks": []}
+    possible = pset.points - sum(q.points for q in pset.manual)
+
+    def graded_once(label: str, notebook: Path, seed: int) -> dict:
+        results, clock = grade(folder, notebook, grader_python, seed=seed)
+        report(f"{pset.name}: {label} graded in {clock.wall:.1f} s ({clock.cpu:.1f} s CPU), "
+               f"{support.total(results):g}/{possible:g}")
+        return results
+
+    for seed in SEEDS:
+        out["instructor"][seed] = graded_once(f"the instructor notebook (seed {seed})", instructor, seed)
+    out["student"] = graded_once("the notebook as handed out", student, SEEDS[0])
+    for i, attack in enumerate(support.attacks(built, pset)):
+        notebook = support.write(attack.notebook, root / f"attack-{i}", pset.name)
+        out["attacks"].append((attack, graded_once(f"attack: {attack.name}", notebook, SEEDS[0])))
+    no_work = support.write(support.instructor_with(built, pset, submissions=pset.shortcuts), root / "no-work",
+                            pset.name)
+    out["no work"] = graded_once("the instructor notebook with every shortcut (no work)", no_work, SEEDS[0])
     return out
 
 
@@ -163,12 +200,17 @@ def test_the_environment_holds_the_pins_and_this_ibcore(graded):
         "ibcore must come from the zip's wheel")
 
 
-def test_instructor_notebook_scores_full_marks(graded):
-    pset, scores = graded["pset"], support.scores(graded["instructor"])
-    assert sorted(scores) == sorted(q.name for q in pset.autograded)
-    for q in pset.autograded:
-        score, possible, output = scores[q.name]
-        assert possible == q.points and score == possible, f"{q.name}: {score}/{possible}\n{output}"
+
+def test_instructor_notebook_scores_full_marks_with_five_seeds(graded):
+    pset = graded["pset"]
+    for seed, results in graded["instructor"].items():
+        scores = support.scores(results)
+        assert sorted(scores) == sorted(q.name for q in pset.autograded)
+        for q in pset.autograded:
+            score, possible, output = scores[q.name]
+            assert possible == q.points and score == possible, f"seed {seed}: {q.name}: {score}/{possible}\n{output}"
+        assert f"Graded with seed {seed}" in support.entry(results, "Integrity")
+        assert "Nothing touched the grading" in support.entry(results, "Integrity")
 
 
 def test_untouched_notebook_scores_zero_in_readable_words(graded):
@@ -181,11 +223,44 @@ def test_untouched_notebook_scores_zero_in_readable_words(graded):
         assert not bad, f"{q.name}: failures that are not the tests' messages:\n" + "\n".join(bad)
 
 
+def test_every_attack_scores_zero_on_what_it_attacks(graded):
+    """Each attack's test cases fail (every test, for the no-work ones), the grader flags the
+    tampering for the staff, and no hidden test reaches what the student sees."""
+    pset = graded["pset"]
+    problems = []
+    for attack, results in graded["attacks"]:
+        gained = support.attack_failures(pset, attack, results)
+        if gained:
+            problems.append(f"{attack.name}: {gained}")
+        integrity = support.entry(results, "Integrity")
+        if attack.flagged and attack.flagged not in integrity:
+            problems.append(f"{attack.name}: not flagged ({attack.flagged!r} missing):\n{integrity[:1500]}")
+        if attack.no_leak and (leaks := support.visible_leaks(pset, results)):
+            problems.append(f"{attack.name}: hidden-test lines shown to the student: {leaks[:5]}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_no_work_notebook_scores_at_most_its_bound(graded):
+    """The instructor notebook with every declared shortcut: each shortcut loses at least its
+    points, every other question keeps full marks, and the total is at most no_work_max."""
+    pset, scores = graded["pset"], support.scores(graded["no work"])
+    shortcuts = {s.question: s for s in pset.shortcuts}
+    for q in pset.autograded:
+        score, possible, output = scores[q.name]
+        if q.name in shortcuts:
+            assert possible - score >= shortcuts[q.name].loses, (
+                f"{q.name}: the shortcut {shortcuts[q.name].lines} loses {possible - score:g}, it must lose at "
+                f"least {shortcuts[q.name].loses:g}:\n{output}")
+        else:
+            assert score == possible, f"{q.name} must keep full marks beside the shortcuts:\n{output}"
+    assert support.total(graded["no work"]) <= pset.no_work_max
+
+
 def test_hidden_tests_stay_hidden(graded):
     """Students see the public tests' summary; every per-question result (hidden tests' messages
     included) is visible to the course staff only, also once the grades are published."""
     pset = graded["pset"]
-    for results in (graded["instructor"], graded["student"]):
+    for results in (graded["instructor"][SEEDS[0]], graded["student"]):
         visible = [t for t in results["tests"] if t.get("visibility") != "hidden"]
         assert [t["name"] for t in visible] == ["Public Tests"], [t["name"] for t in visible]
         assert results.get("stdout_visibility", "hidden") == "hidden"
@@ -199,18 +274,16 @@ def test_hidden_tests_stay_hidden(graded):
 
 def test_written_answers_reach_the_graders_with_their_rubrics(graded):
     pset = graded["pset"]
-    instructor = nbformat.read(support.paths(Path(graded["zip"]).parents[2], pset.name)[0], as_version=4)
-    for role, results in (("instructor", graded["instructor"]), ("student", graded["student"])):
-        written = [t for t in results["tests"] if t["name"].endswith("(written, graded by hand)")]
-        assert [t["name"].split()[0] for t in written] == [q.name for q in pset.manual]
-        for entry, q in zip(written, pset.manual):
+    written = {q["name"]: q for q in hw.written_questions(pset)}
+    for role, results in (("instructor", graded["instructor"][SEEDS[0]]), ("student", graded["student"])):
+        entries = [t for t in results["tests"] if t["name"].endswith("(written, graded by hand)")]
+        assert [t["name"].split()[0] for t in entries] == [q.name for q in pset.manual]
+        for entry, q in zip(entries, pset.manual):
             assert entry["visibility"] == "hidden" and entry["output_format"] == "md"
             assert f"{q.points:g} points" in entry["output"]
-            for item in q.rubric:
-                assert item.text in entry["output"] and all(text in entry["output"] for _, text in item.partial)
+            for item in written[q.name]["rubric"]:
+                assert item["text"] in entry["output"] and all(p["text"] in entry["output"] for p in item["partial"])
             if role == "student":
                 assert "no answer" in entry["output"]
             else:  # the instructor notebook's answers are the model answers
-                model = next(c.source for c in instructor.cells if c.cell_type == "markdown"
-                             and c.source.startswith("**Model answer.**") and q.rubric[0].text in c.source)
-                assert model.split("\n")[0] in entry["output"]
+                assert q.model_answer.split("\n")[0] in entry["output"]

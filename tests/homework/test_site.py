@@ -81,7 +81,8 @@ def test_both_editions_link_the_student_files_only(edition, path):
 def test_no_instructor_file_in_either_edition(edition):
     name, site = edition
     found = [p.relative_to(site).as_posix() for p in site.rglob("*")
-             if re.search(r"-(autograder\.zip|instructor\.ipynb|rubrics\.md)$|^written\.json$", p.name)]
+             if re.search(r"-(autograder\.zip|instructor\.ipynb|rubrics\.md|model-answers\.md)$|^written\.json$|^grading",
+                           p.name)]
     assert not found, f"instructor files in the {name} edition: {found}"
 
 

@@ -67,17 +67,33 @@ def test_written_questions_have_rubrics_with_partial_credit(path):
 
 
 @pytest.mark.parametrize("path", SETS, ids=IDS)
-def test_mistake_and_shortcuts_are_declared(path):
-    """CI grades them (test_grading.py): each names an autograded question and lines to put in."""
+def test_mistakes_and_shortcuts_are_declared(path):
+    """CI grades them (test_grading.py, test_environment.py): one plausible mistake per
+    autograded question, keeping part of its points, and shortcuts that skip a question's work."""
     pset = hw.read_set(path)
     names = {q.name for q in pset.autograded}
-    assert pset.wrong_answer.question in names and pset.wrong_answer.lines and pset.wrong_answer.message
+    assert sorted(m.question for m in pset.mistakes) == sorted(names), "one mistake per autograded question"
     assert pset.shortcuts, f"{path.name}: declare the shortcuts a student could take (ib_homework.shortcuts)"
-    for s in [pset.wrong_answer, *pset.shortcuts]:
+    assert 0 <= pset.no_work_max < pset.points
+    for s in [*pset.mistakes, *pset.shortcuts]:
         assert s.question in names and s.lines
         for text in s.lines:
             hw._head(ast.parse(text).body[0])  # an assignment, a return or a def
+    assert all(0 <= m.keeps < pset.question(m.question).points and m.message for m in pset.mistakes)
     assert all(0 < s.loses <= pset.question(s.question).points for s in pset.shortcuts)
+
+
+@pytest.mark.parametrize("path", SETS, ids=IDS)
+def test_numpy_only_functions_are_functions_that_the_tests_read(path):
+    """The autograder runs the functions that a question declares NumPy only without ibcore: each
+    is a function of the question's answer cells that its tests read, and the question says so."""
+    pset = hw.read_set(path)
+    declared = [q for q in pset.autograded if q.numpy_only]
+    assert declared, "some question asks for a function with NumPy only"
+    for q in declared:
+        solution = "\n".join(q.solution_lines + q.public)
+        for name in q.numpy_only:
+            assert name in q.reads and f"def {name}(" in solution, f"{q.name}: {name} is not a function it asks for"
 
 
 def test_sets_follow_the_book():

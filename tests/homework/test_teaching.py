@@ -29,7 +29,7 @@ def bash_blocks(text: str) -> list[str]:
 def test_the_page_has_the_commands_we_run():
     blocks = bash_blocks(PAGE.read_text(encoding="utf-8"))
     assert "make homework\n" in blocks
-    assert any("otter run" in block and "for f in" in block for block in blocks), "the grading loop"
+    assert any("tools.homework grade" in block and "for f in" in block for block in blocks), "the grading loop"
 
 
 def test_the_commands_of_the_teaching_page_work_verbatim(built, tmp_path):

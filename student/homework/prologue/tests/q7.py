@@ -9,30 +9,9 @@ points = 3
 def test_q7_distances(gd_distances):
 
     def check():
-        nonlocal gd_distances
         import numpy as np
         from ibcore import linear
         assert callable(gd_distances), f'q7: define the function gd_distances(X, y, lr, T, w_ref); it is {gd_distances!r:.60}'
-        import os
-        import sys
-        import ibcore
-        home, calls = (os.path.dirname(ibcore.__file__), [])
-
-        def watch(frame, event, arg):
-            outside = frame.f_back is None or not frame.f_back.f_code.co_filename.startswith(home)
-            if event == 'call' and outside and frame.f_code.co_filename.startswith(home):
-                calls.append(frame.f_code.co_name)
-
-        def watched(f):
-
-            def run(*args, **kwargs):
-                sys.setprofile(watch)
-                try:
-                    return f(*args, **kwargs)
-                finally:
-                    sys.setprofile(None)
-            return run
-        gd_distances = watched(gd_distances)
         g = np.random.default_rng(707)
         Xt, yt = (g.standard_normal((10, 50)), g.uniform(-1, 1, 10))
         target = linear.min_norm_interpolator(Xt, yt)
@@ -45,10 +24,8 @@ def test_q7_distances(gd_distances):
         assert abs(dist[0] - 1) < 1e-12, f'q7: dist[0] = {dist[0]:.3g}, but from w_0 = 0 the relative distance |0 - w_ref| / |w_ref| is 1: record the distance before each step, starting at t = 0'
         run = linear.least_squares_gd(Xt, yt, np.zeros(50), lr=lr, max_steps=40, tol=0, record_every=1)
         expected = np.linalg.norm(run.history.alpha @ Xt - target, axis=1) / np.linalg.norm(target)
-        worst = int(np.argmax(np.abs(dist - expected)))
-        assert np.abs(dist - expected).max() < 1e-10, f'q7: the distances are not those of GD with the step lr from w_0 = 0; the first wrong one is at t = {worst}. The step is w - (lr / n) X^T (X w - y), with n the number of rows of X'
-        used = sorted(set(calls))
-        assert not used, f"q7: gd_distances must use NumPy only, but it calls ibcore ({', '.join(used)})"
+        wrong = np.flatnonzero(~(np.abs(dist - expected) < 1e-10))
+        assert wrong.size == 0, f'q7: the distances are not those of GD with the step lr from w_0 = 0; the first wrong one is at t = {(wrong[0] if wrong.size else 0)}. The step is w - (lr / n) X^T (X w - y), with n the number of rows of X'
     check()
 
 @test_case(points=1, hidden=False)

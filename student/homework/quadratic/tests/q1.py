@@ -5,33 +5,12 @@ OK_FORMAT = False
 name = "q1"
 points = 3
 
-@test_case(points=2, hidden=False)
+@test_case(points=1, hidden=False)
 def test_q1_closed_form_agrees_with_monte_carlo(closed_form_risk):
 
     def check():
-        nonlocal closed_form_risk
         import numpy as np
         assert callable(closed_form_risk), f'q1: define the function closed_form_risk(Q, R, T); it is {closed_form_risk!r:.60}'
-        import os
-        import sys
-        import ibcore
-        home, calls = (os.path.dirname(ibcore.__file__), [])
-
-        def watch(frame, event, arg):
-            outside = frame.f_back is None or not frame.f_back.f_code.co_filename.startswith(home)
-            if event == 'call' and outside and frame.f_code.co_filename.startswith(home):
-                calls.append(frame.f_code.co_name)
-
-        def watched(f):
-
-            def run(*args, **kwargs):
-                sys.setprofile(watch)
-                try:
-                    return f(*args, **kwargs)
-                finally:
-                    sys.setprofile(None)
-            return run
-        closed_form_risk = watched(closed_form_risk)
         g = np.random.default_rng(101)
         for p, p_star, N in ((3, 2, 12), (2, 3, 10)):
             W, W_star = (g.standard_normal((p, N)), g.standard_normal((p_star, N)))
@@ -46,7 +25,17 @@ def test_q1_closed_form_agrees_with_monte_carlo(closed_form_risk):
             losses = 0.5 * errors ** 2
             z = (formula - losses.mean()) / (losses.std() / np.sqrt(losses.size))
             assert abs(z) < 5, f"q1: with p = {p}, p* = {p_star}, closed_form_risk is {z:+.1f} standard errors away from a Monte Carlo estimate of the risk. Isserlis' theorem gives E[(x^T M x)^2] = (Tr M)^2 + 2 Tr M^2, and the risk has a factor 1/2: check the factor 2 of Tr M^2, and the 1/p, 1/p* normalisations (p and p* from the shape of R)"
-        used = sorted(set(calls))
-        assert not used, f"q1: closed_form_risk must use NumPy only, but it calls ibcore ({', '.join(used)})"
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q1_monte_carlo_estimate(risk_mc, risk_se, W_a, W_star_a, seed):
+
+    def check():
+        import numpy as np
+        import ibcore.quadratic as q
+        for name, value in (('risk_mc', risk_mc), ('risk_se', risk_se)):
+            assert isinstance(value, (float, np.floating)), f'q1: {name} must be a number; it is {value!r:.60}'
+        mc = q.monte_carlo_risk(W_a, W_star_a, 100000, rng=seed + 2)
+        assert abs(risk_mc - mc.mean) <= 1e-12 * mc.mean and abs(risk_se - mc.stderr) <= 1e-12 * mc.stderr, 'q1: risk_mc and risk_se must be the mean and stderr of q.monte_carlo_risk(W_a, W_star_a, 100_000, rng=seed + 2)'
     check()
 

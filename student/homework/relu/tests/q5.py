@@ -5,8 +5,8 @@ OK_FORMAT = False
 name = "q5"
 points = 5
 
-@test_case(points=3, hidden=False)
-def test_q5_gap_falls_like_one_over_root_d(table_d, slope_d, seed):
+@test_case(points=1, hidden=False)
+def test_q5_the_sweep_in_d(table_d, seed):
 
     def check():
         import numpy as np
@@ -28,10 +28,46 @@ def test_q5_gap_falls_like_one_over_root_d(table_d, slope_d, seed):
         assert table_d['success'].all(), 'q5: some runs of table_d did not converge; use tol=1e-9 as asked'
         worst = np.max(table_d['c_used'] / np.sqrt(n / table_d['d']))
         assert worst <= 0.3, f"q5: some runs used c = {worst:.2f} sqrt(n/d): the step-size floor c/sqrt(3) then dominates the gap (chapter 3). Leave the step to gap_trial's default (do not pass c), which ties c to sqrt(n/d)"
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q5_the_fit_in_d(table_d, slope_d, seed):
+
+    def check():
+        import numpy as np
+        import ibcore.relu as R
+        from ibcore.sweep import trial_seed
+        names = set(getattr(table_d, 'columns', ()))
+        assert {'d', 'n', 'trial', 'gap'} <= names, 'q5: set table_d first'
+        row = {name: np.asarray(table_d[name]).tolist()[0] for name in names}
+        point = {name: row[name] for name in names if name in ('d', 'n', 'tol', 'method', 'c')}
+        rerun = R.gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], "q5: table_d must be a sweep of R.gap_trial with the set's seed (seed=seed)"
+        ds = np.unique(table_d['d'])
+        assert ds.size >= 2 and np.all(np.asarray(table_d['gap']) > 0), 'q5: table_d needs positive gaps at two dimensions at least'
+        means = [np.mean(np.log(table_d['gap'][table_d['d'] == v])) for v in ds]
+        fitted = np.polyfit(np.log(ds), means, 1)[0]
+        assert isinstance(slope_d, (float, np.floating)) and abs(slope_d - fitted) < 1e-06, f'q5: slope_d = {slope_d!s:.20} is not the least-squares slope of the mean of log(gap) against log(d) over table_d: average the logarithms of the gaps at each d (not the logarithm of their mean), then fit'
+    check()
+
+@test_case(points=1, hidden=False)
+def test_q5_gap_falls_like_one_over_root_d(table_d, slope_d, seed):
+
+    def check():
+        import numpy as np
+        import ibcore.relu as R
+        from ibcore.sweep import trial_seed
+        names = set(getattr(table_d, 'columns', ()))
+        assert {'d', 'n', 'trial', 'gap'} <= names and isinstance(slope_d, (float, np.floating)), 'q5: set table_d and slope_d first'
+        params = [name for name in names if name in ('d', 'n', 'tol', 'method')]
+        row = {name: np.asarray(table_d[name]).tolist()[-1] for name in names}
+        point = {name: row[name] for name in params}
+        rerun = R.gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q5: the band needs the measured table_d (the sweep of the question)'
+        ds = np.unique(table_d['d'])
+        counts = np.array([np.sum(table_d['d'] == v) for v in ds])
         x = np.log(ds)
         logs = [np.log(table_d['gap'][table_d['d'] == v]) for v in ds]
-        fitted = np.polyfit(x, [np.mean(v) for v in logs], 1)[0]
-        assert isinstance(slope_d, (float, np.floating)) and abs(slope_d - fitted) < 1e-06, f'q5: slope_d = {slope_d!r:.12} is not the least-squares slope of the mean log gap of table_d against log d'
         w = (x - x.mean()) / np.sum((x - x.mean()) ** 2)
         se = np.sqrt(np.sum(w ** 2 * np.array([np.var(v, ddof=1) for v in logs]) / counts))
         band = 4 * se + 0.05
