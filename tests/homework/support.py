@@ -250,7 +250,7 @@ def _ibcore_call(set_name: str, name: str) -> str:
         "fitted_rate": "float(np.exp(np.polyfit(np.arange(len(dist))[60:], np.log(dist[60:]), 1)[0]))",
         "two_neuron_step": ("__import__('ibcore.relu').relu.gradient_descent(X, y, W, lr=lr, max_steps=1, tol=0, "
                             "record_every=None).w"),
-        "gap_floor": "__import__('ibcore.relu').relu.two_neuron_orthogonal_gap(y, b0)",
+        "gap_floor": "__import__('ibcore.relu').relu.two_neuron_orthogonal_gap(y, b0=b0)",
         "closed_form_risk": "__import__('ibcore.quadratic').quadratic.population_risk(Q, R, T)",
         "logistic_overlap": "__import__('ibcore.quadratic').quadratic.norm_learning_overlap(t, p, q0=q0)",
         "lifted_plateau": ("([g * (p + 2) * (p + 4) / p**2, -1 - 2 / p - 2 * g * (1 + 2 / p), 1 + g * (1 + 2 / p_star)], "

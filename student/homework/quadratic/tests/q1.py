@@ -33,6 +33,7 @@ def test_q1_monte_carlo_estimate(risk_mc, risk_se, W_a, W_star_a, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         for name, value in (('risk_mc', risk_mc), ('risk_se', risk_se)):
             assert isinstance(value, (float, np.floating)), f'q1: {name} must be a number; it is {value!r:.60}'
         mc = q.monte_carlo_risk(W_a, W_star_a, 100000, rng=seed + 2)

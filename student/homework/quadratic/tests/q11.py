@@ -11,6 +11,7 @@ def test_q11_power_law_tail_and_the_cost_of_width(budget_risk, budgets_fix, seed
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         assert isinstance(budget_risk, dict) and sorted(budget_risk) == [2, 4, 8], f'q11: budget_risk must be a dict with keys 2, 4, 8; it is {budget_risk!r:.60}'
         for width, risks in budget_risk.items():
             assert isinstance(risks, np.ndarray) and risks.shape == (len(budgets_fix),), f'q11: budget_risk[{width}] must be an array with one risk per budget'

@@ -11,9 +11,10 @@ def test_q3_the_sweep(table_sgd, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         names = set(getattr(table_sgd, 'columns', ()))
-        assert {'N', 'p', 'p_star', 'lr', 't_max', 'informative', 'trial', 'gap', 'gap_gradient_flow'} <= names, f'q3: table_sgd must be the table that sweep(q.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
+        assert {'N', 'p', 'p_star', 'lr', 't_max', 'informative', 'trial', 'gap', 'gap_gradient_flow'} <= names, f'q3: table_sgd must be the table that sweep(experiments.sgd_ode_gap_trial, ...) returns; it is {table_sgd!r:.60}'
         sizes = np.unique(table_sgd['N'])
         counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])
         assert sizes.size >= 4 and sizes[-1] >= 8 * sizes[0] and (counts.min() >= 6), 'q3: table_sgd needs at least 4 sizes N spanning a factor 8 or more, with at least 6 trials each'
@@ -21,8 +22,8 @@ def test_q3_the_sweep(table_sgd, seed):
         row = {name: np.asarray(table_sgd[name]).tolist()[0] for name in names}
         params = [n for n in names if n in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
         point = {name: row[name] for name in params}
-        rerun = q.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
-        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q3: table_sgd is not the sweep that the question asks for: sweep q.sgd_ode_gap_trial over N with fixed=fixed_sgd, seed=seed, and nothing else'
+        rerun = experiments.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q3: table_sgd is not the sweep that the question asks for: sweep experiments.sgd_ode_gap_trial over N with fixed=fixed_sgd, seed=seed, and nothing else'
     check()
 
 @test_case(points=1, hidden=False)
@@ -33,12 +34,13 @@ def test_q3_the_fit(table_sgd, slope_sgd, seed):
         names = set(getattr(table_sgd, 'columns', ()))
         assert {'N', 'trial', 'gap'} <= names, 'q3: set table_sgd first'
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         row = {name: np.asarray(table_sgd[name]).tolist()[0] for name in names}
         params = [n for n in names if n in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
         point = {name: row[name] for name in params}
-        rerun = q.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
-        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], "q3: table_sgd must be a sweep of q.sgd_ode_gap_trial with the set's seed (seed=seed)"
+        rerun = experiments.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], "q3: table_sgd must be a sweep of experiments.sgd_ode_gap_trial with the set's seed (seed=seed)"
         sizes = np.unique(table_sgd['N'])
         assert sizes.size >= 2 and np.all(np.asarray(table_sgd['gap']) > 0), 'q3: table_sgd needs positive gaps at two sizes at least'
         means = [np.mean(np.log(table_sgd['gap'][table_sgd['N'] == N])) for N in sizes]
@@ -52,13 +54,14 @@ def test_q3_gap_shrinks_like_one_over_root_N(table_sgd, slope_sgd, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         names = set(getattr(table_sgd, 'columns', ()))
         assert {'N', 'trial', 'gap'} <= names and isinstance(slope_sgd, (float, np.floating)), 'q3: set table_sgd and slope_sgd first'
         row = {name: np.asarray(table_sgd[name]).tolist()[-1] for name in names}
         params = [n for n in names if n in ('N', 'p', 'p_star', 'lr', 't_max', 'informative')]
         point = {name: row[name] for name in params}
-        rerun = q.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        rerun = experiments.sgd_ode_gap_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
         assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], 'q3: the band needs the measured table_sgd (the sweep of the question)'
         sizes = np.unique(table_sgd['N'])
         counts = np.array([np.sum(table_sgd['N'] == N) for N in sizes])

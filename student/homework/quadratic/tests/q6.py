@@ -11,9 +11,10 @@ def test_q6_the_sweep(table_esc, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         names = set(getattr(table_esc, 'columns', ()))
-        assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names, f'q6: table_esc must be the table that sweep(q.ode_escape_time_trial, ...) returns; it is {table_esc!r:.60}'
+        assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names, f'q6: table_esc must be the table that sweep(experiments.ode_escape_time_trial, ...) returns; it is {table_esc!r:.60}'
         assert np.unique(table_esc['p_star']).size == 1 and np.all(np.isfinite(table_esc['t_esc'])), 'q6: one teacher width, and every run must escape (t_esc finite)'
         for p in np.unique(table_esc['p']):
             rows = table_esc[table_esc['p'] == p]
@@ -24,8 +25,8 @@ def test_q6_the_sweep(table_esc, seed):
         for i in (0, -1):
             row = {name: np.asarray(table_esc[name]).tolist()[i] for name in names}
             point = {name: row[name] for name in params}
-            rerun = q.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
-            assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], "q6: table_esc is not the sweep that the question asks for: sweep q.ode_escape_time_trial over grid_esc with fixed={'p_star': 2}, seed=seed, and nothing else"
+            rerun = experiments.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+            assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], "q6: table_esc is not the sweep that the question asks for: sweep experiments.ode_escape_time_trial over grid_esc with fixed={'p_star': 2}, seed=seed, and nothing else"
     check()
 
 @test_case(points=1, hidden=False)
@@ -36,11 +37,12 @@ def test_q6_the_fits(table_esc, slopes_esc, seed):
         names = set(getattr(table_esc, 'columns', ()))
         assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names, 'q6: set table_esc first'
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         row = {name: np.asarray(table_esc[name]).tolist()[0] for name in names}
         point = {name: row[name] for name in names if name in ('p', 'p_star', 'N')}
-        rerun = q.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
-        assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], "q6: table_esc must be a sweep of q.ode_escape_time_trial with the set's seed (seed=seed)"
+        rerun = experiments.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], "q6: table_esc must be a sweep of experiments.ode_escape_time_trial with the set's seed (seed=seed)"
         assert isinstance(slopes_esc, dict) and sorted(slopes_esc) == sorted(np.unique(table_esc['p']).tolist()), f'q6: slopes_esc must be a dict with one slope per student width p of table_esc; it is {slopes_esc!r:.60}'
         for p, slope in slopes_esc.items():
             rows = table_esc[table_esc['p'] == p]
@@ -55,13 +57,14 @@ def test_q6_escape_slope_is_p_star_over_8(table_esc, slopes_esc, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         from ibcore.sweep import trial_seed
         names = set(getattr(table_esc, 'columns', ()))
         assert {'p', 'p_star', 'N', 'trial', 't_esc'} <= names and isinstance(slopes_esc, dict), 'q6: set table_esc and slopes_esc first'
         params = [name for name in names if name in ('p', 'p_star', 'N')]
         row = {name: np.asarray(table_esc[name]).tolist()[-1] for name in names}
         point = {name: row[name] for name in params}
-        rerun = q.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
+        rerun = experiments.ode_escape_time_trial(**point, rng=np.random.default_rng(trial_seed(seed, point, int(row['trial']))))
         assert abs(rerun['t_esc'] - row['t_esc']) <= 1e-12 * row['t_esc'], 'q6: the band needs the measured table_esc (the sweep of the question)'
         p_star = int(np.asarray(table_esc['p_star'])[0])
         for p, slope in slopes_esc.items():

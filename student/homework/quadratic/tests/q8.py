@@ -11,6 +11,7 @@ def test_q8_the_frame_is_conserved(traj_fr, drift_fr, R0_fr, p):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         assert hasattr(traj_fr, 'R') and hasattr(traj_fr, 'Q') and np.array_equal(traj_fr.R[0], R0_fr), f'q8: traj_fr must be the ODE trajectory from R0_fr; it is {traj_fr!r:.60}'
         assert np.array_equal(traj_fr.Q[0], np.eye(p)) and traj_fr.lr is None, 'q8: integrate gradient flow (lr=None) from Q(0) = I'
         assert traj_fr.t[-1] >= 30, "q8: integrate long after the escape (t' = 60)"

@@ -11,6 +11,7 @@ def test_q9_spectrum(values_pl, mults_pl, n_negative_pl, W_pl, W_star_pl):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         p, N = W_pl.shape
         assert isinstance(values_pl, np.ndarray) and isinstance(mults_pl, np.ndarray), f'q9: values_pl and mults_pl must be arrays; they are {values_pl!r:.40} and {mults_pl!r:.40}'
         assert values_pl.ndim == 1 and mults_pl.shape == values_pl.shape and (mults_pl.sum() == p * N), f'q9: values_pl and mults_pl must list the distinct eigenvalues and their multiplicities, p N = {p * N} in total'
@@ -25,6 +26,7 @@ def test_q9_rate_of_the_ode(traj_pl, rate_ode_pl, p, p_star, seed):
     def check():
         import numpy as np
         import ibcore.quadratic as q
+        import ibcore.experiments.quadratic as experiments
         assert hasattr(traj_pl, 'R') and hasattr(traj_pl, 't'), f'q9: traj_pl must be the trajectory of q.integrate_reduced; it is {traj_pl!r:.60}'
         Q0, R0, _ = q.initial_overlaps(p, p_star, 10 ** 12, rng=seed)
         assert np.abs(traj_pl.R[0] - R0).max() < 1e-15 and traj_pl.lr is None, 'q9: integrate gradient flow from q.initial_overlaps(p, p_star, 10**12, rng=seed)'

@@ -11,6 +11,7 @@ def test_q8_the_pattern_never_changes(run_dis, W0_dis, signs_dis, X, y, lr_dis):
     def check():
         import numpy as np
         import ibcore.relu as R
+        import ibcore.experiments.relu as experiments
         assert hasattr(run_dis, 'last_change') and np.asarray(run_dis.w).shape == W0_dis.shape, f'q8: run_dis must be the GD result of the 4 neurons from W0_dis; it is {run_dis!r:.60}'
         assert run_dis.success, 'q8: run GD to convergence'
         assert np.all(run_dis.last_change == 0), 'q8: the activation pattern changed during the run: start from W0_dis with signs=signs_dis'

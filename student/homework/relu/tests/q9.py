@@ -12,6 +12,7 @@ def test_q9_frozen_examples(frozen_bad, run_bad, w0_bad, X, y, lr):
         import warnings
         import numpy as np
         import ibcore.relu as R
+        import ibcore.experiments.relu as experiments
         assert hasattr(run_bad, 'last_change') and np.asarray(run_bad.w).shape == w0_bad.shape, f'q9: run_bad must be the GD run of one neuron from w0_bad; it is {run_bad!r:.60}'
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', R.InactivePositiveWarning)
