@@ -6,7 +6,7 @@ the cells in an IPython shell (MPLBACKEND=Agg, IBCORE_PROGRESS=0, a fresh sweep 
 and prints each failing cell with its error, per chapter and offset::
 
     python -m tools.other_seeds --offsets 1 2 3                 # every chapter
-    python -m tools.other_seeds book/relu/05_many_neurons.md --offsets 1 2 3 4 5
+    python -m tools.other_seeds book/relu/06_many_neurons.md --offsets 1 2 3 4 5
 
 The rewriting is syntactic (``ast``) and changes seeds only, never a cell's logic. The
 integers are shifted where they enter a generator (the *sinks*), so that two code paths

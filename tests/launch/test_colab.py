@@ -35,7 +35,7 @@ VENV = ROOT / ".venv-colab"
 # the prologue and the cheapest chapter of each part (timed one after another, fresh sweep cache,
 # on the 2-core machine under load: Part I from 18 s (05) to 69 s (03), Part II from 15 s (02)
 # to 88 s (04)); each runs ibcore's solvers and a live explorer, and 05 a sweep on both cores
-CHAPTERS = ["book/prologue/linear_min_norm.md", "book/relu/05_many_neurons.md", "book/quadratic/02_plateau.md"]
+CHAPTERS = ["book/prologue/linear_min_norm.md", "book/relu/06_many_neurons.md", "book/quadratic/02_plateau.md"]
 # the packages that the set-up cell must leave as Colab ships them
 COLAB_OWN = ("numpy", "scipy", "matplotlib", "ipywidgets")
 _INSTALL = re.compile(r'"(?P<name>[\w.-]+) @ git\+(?P<url>[^"@]+)@(?P<ref>[^"@]+)"')

@@ -165,8 +165,8 @@ def test_a_part_one_row_with_a_typed_bare_or_foreign_figure_is_caught():
         "03_gap", *glued_references("median {measured}`0.47`"), glued)
     assert misglued("03_gap", *glued_references("{glue:text}`03_gap.md::bare`"), glued) == [
         "'bare' = '0.47' does not open with its setting", "'bare' = '0.47' carries no interval"]
-    assert misglued("04_two_neurons", *glued_references("{glue:text}`03_gap.md::A1`"), glued) == [
-        "'A1' is glued by 03_gap, not by the row's chapter 04_two_neurons"]
+    assert misglued("05_two_neurons", *glued_references("{glue:text}`03_gap.md::A1`"), glued) == [
+        "'A1' is glued by 03_gap, not by the row's chapter 05_two_neurons"]
 
 
 def test_a_figure_quoted_under_the_wrong_setting_is_caught():
