@@ -12,6 +12,11 @@ Run with ``pytest benchmarks/bench_quadratic.py`` (``make bench``). Groups:
   together (``_sgd_overlaps_runs``, as the sweep runs ``sgd_frame_drift_trial``'s batch;
   ``role = "candidate"``), against the same 16 starts run one after the other by the
   weights' simulator ``sgd_one_pass`` (``role = "baseline"``): the same law, other numbers.
+* ``quad-chain-alone-N100``, ``-N1000``, ``-N10000``: one run of (p, p*) = (4, 2), γ/p = 0.1,
+  informative start, 2,000 steps, on its overlaps alone (``sgd_overlaps``, ``role =
+  "candidate"``) against the same run by the weights' simulator (``sgd_one_pass``, ``role =
+  "baseline"``): a chain step costs the same at every N, a weights step grows with N, so the
+  ratio says from which N a run alone is cheaper on its overlaps (the chain's docstring).
 * ``quad-ode-full``, ``quad-ode-reduced``: the ODEs with the γ² term for
   (p, p*) = (32, 4) from a random start with N = 10⁴, through norm learning, the
   plateau, the escape (t' ≈ 4) and convergence (to t' = 50, risk ≈ 4·10⁻⁵): the
@@ -100,6 +105,33 @@ def bench_sgd_runs_stepped_together(benchmark, N, role):
     assert len(runs) == RUNS
 
 
+CHAIN_STEPS = 2_000
+
+
+def chain_problem(N):
+    """(p, p*) = (4, 2), gamma/p = 0.1, an informative start at N: the start and the run's settings."""
+    W0, W_star = q.random_init(4, 2, N, informative=0.3, rng=0)
+    return (W0, W_star), dict(lr=0.4, n_steps=CHAIN_STEPS, rng=1)
+
+
+def _chain_alone(W0, W_star, N, settings):
+    return q.sgd_overlaps(*q.overlaps(W0, W_star), N=N, **settings)
+
+
+def _weights_alone(W0, W_star, N, settings):
+    return q.sgd_one_pass(W0, W_star, **settings)
+
+
+@pytest.mark.parametrize("N", [100, 1_000, 10_000])
+@pytest.mark.parametrize("role", ["baseline", "candidate"])
+def bench_chain_alone(benchmark, N, role):
+    (W0, W_star), settings = chain_problem(N)
+    benchmark.group = f"quad-chain-alone-N{N}"
+    benchmark.extra_info.update(role=role, N=N, p=4, p_star=2, steps=CHAIN_STEPS)
+    run = benchmark(_chain_alone if role == "candidate" else _weights_alone, W0, W_star, N, settings)
+    assert run.n_steps == CHAIN_STEPS
+
+
 def ode_problem():
     """(p, p*) = (32, 4), random isotropic start at N = 10^4, lr/p = 0.02, up to t' = 50."""
     p, p_star = 32, 4
@@ -155,6 +187,14 @@ if __name__ == "__main__":
               f"{per['one by one']:.2f} us per run-step, together {per['together']:.2f} "
               f"(median; ratio {t['together'][1] / t['one by one'][1]:.2f}, of mins "
               f"{t['together'][0] / t['one by one'][0]:.2f})")
+    for N in (100, 1_000, 10_000):
+        (W0, W_star), settings = chain_problem(N)
+        t = interleaved({"weights": lambda: _weights_alone(W0, W_star, N, settings),
+                         "chain": lambda: _chain_alone(W0, W_star, N, settings)}, repeat)
+        per = {k: v[1] / CHAIN_STEPS * 1e6 for k, v in t.items()}
+        print(f"one run, (p, p*) = (4, 2), N={N}, {CHAIN_STEPS} steps: weights {per['weights']:.1f} us/step, "
+              f"chain alone {per['chain']:.1f} us/step (median; ratio chain/weights "
+              f"{t['chain'][1] / t['weights'][1]:.2f}, of mins {t['chain'][0] / t['weights'][0]:.2f})")
     args, kwargs = ode_problem()
     for name in ("integrate_odes", "integrate_reduced"):
         runs = {"new": lambda: getattr(q, name)(*args, **kwargs)}
