@@ -28,7 +28,28 @@ ours [D]; ``tests/quadratic/test_overlap_chain.py`` checks that the chain fed th
 :math:`z = L^{-1}u` and :math:`|x|^2` of real inputs records the weights' overlaps step by
 step, that the draws have the moments of real ones (:math:`E[|x|^2uu^T] = (N + 2)\\Sigma`),
 and that the mean risk along runs matches :func:`~ibcore.quadratic.sgd_one_pass` within its
-standard errors.
+standard errors; Part II ch. 1 compares the laws of Q, R and the risk by two-sample tests.
+
+**The factor.** Any :math:`L` with :math:`LL^T = \\Sigma` will do: :math:`u = Lz` has the law
+:math:`\\mathcal N(0, \\Sigma)`, and the components of :math:`z` that :math:`L` ignores are
+independent of :math:`u` and stand for part of :math:`x`'s remainder, so :math:`|x|^2` keeps its
+law. The chain takes Cholesky's :math:`L` when :math:`\\Sigma` is positive definite, and one from
+the eigendecomposition when it is singular. :math:`\\Sigma` is singular whenever the rows of
+:math:`[W; W^*]` are linearly dependent, and then for the whole run: if :math:`v^TW = 0`, then
+:math:`v^T\\lambda = 0` for every input and :math:`v^TW' = 0` after every step. A start on the
+zero-loss manifold with :math:`p > p^*` (student rows in the teacher's span) is such a start;
+rounding can also leave a regular :math:`\\Sigma` just outside the cone. The choice is made for
+each run by itself.
+
+**Cost.** A step of the chain costs the same at every N, but it is a dozen small numpy
+calls, and a run alone pays their Python overhead: measured as ratios in one run
+(``benchmarks/bench_quadratic.py``, groups ``quad-chain-alone-N*``, (p, p*) = (4, 2)), a
+run alone on the chain costs about 3.8 times a run on the weights at N = 100, 1.2 times at
+N = 1,000 and 0.15 times at N = 10^4. Run by run it pays off only above N of about a
+thousand. The gain at small N comes from stepping many runs together, which shares the
+Python work of a step among them (the trials' ``batch``): 16 runs stepped together cost
+about 0.25 (N = 64) and 0.15 (N = 512) of the same runs on the weights one after the
+other (groups ``quad-sgd-runs-N*``).
 
 What it gives up: the weights (the result's ``W`` is ``None``), and step-by-step equality
 with :func:`~ibcore.quadratic.sgd_one_pass` for the same seed (other random numbers).
@@ -36,7 +57,7 @@ with :func:`~ibcore.quadratic.sgd_one_pass` for the same seed (other random numb
 Random numbers: each run draws from its own generator, in blocks of ``_BLOCK`` steps:
 :math:`z` (``_BLOCK`` × r), then ``_BLOCK`` values of :math:`\\chi^2_{N-r}`; label noise
 from a child generator spawned once (as :mod:`.sgd`). A run's trajectory is the same alone
-or stepped together with others (a trial's ``batch``).
+or stepped together with others (a trial's ``batch``), whatever the others are.
 """
 from __future__ import annotations
 
@@ -100,12 +121,18 @@ def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, r
 
 
 def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, record_every=None,
-                       record_steps=None, noise=0.0, stop_below=None, blowup=1e6):
+                       record_steps=None, noise=0.0, stop_below=None, blowup=1e6, _squared_norm="exact"):
     """:func:`sgd_overlaps` for each ``(Q0s[r], R0s[r], Ts[r], rngs[r])``, the runs stepped together.
 
     The runs share the Python work of each step; each run's trajectory is the one it has
     alone. A run that reaches ``stop_below`` stops there (its records end); the batch goes on
     while one run has not. Returns one :class:`~ibcore.quadratic.SGDTrajectory` per run.
+
+    ``_squared_norm`` is a hook for negative controls, not a setting: a key of
+    ``_SQUARED_NORMS`` other than ``"exact"`` builds the chain with the law of :math:`|x|^2`
+    wrong in one way (a constant N, :math:`\\chi^2_N` in place of :math:`\\chi^2_{N-r}`, or
+    drawn apart from u), which is no longer SGD; Part II ch. 1 shows that its test of the
+    chain's law rejects each of them.
     """
     if not len(rngs) or len({len(Q0s), len(R0s), len(Ts), len(rngs)}) > 1:
         raise ValueError(f"Q0s, R0s, Ts and rngs must have the same non-zero length, got "
@@ -123,6 +150,8 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
     lr, noise, rec, blowup = _check_run_args(p, N, lr, t_max, n_steps, noise, record_every, record_steps,
                                              blowup)
     stop = None if stop_below is None else positive_float("stop_below", stop_below)
+    if _squared_norm not in _SQUARED_NORMS:
+        raise ValueError(f"_squared_norm must be one of {sorted(_SQUARED_NORMS)}, got {_squared_norm!r}")
     gens = [np.random.default_rng(g) for g in rngs]
     noise_gens = [_noise_stream(g, noise) for g in gens]
     runs = len(gens)
@@ -144,7 +173,7 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
         for target in rec:
             while pos < target:
                 if k == _BLOCK:
-                    Z, X2, XI = _draw_block(gens, noise_gens, r, N, noise)
+                    Z, X2, XI = _draw_block(gens, noise_gens, r, N, noise, _squared_norm)
                     k = 0
                 for j in range(k, k + min(int(target) - pos, _BLOCK - k)):
                     # einsum's own loops, not BLAS: a run's numbers do not depend on the batch
@@ -191,9 +220,21 @@ def _runs_from_random_init(p, p_star, N, *, q0, informative, rngs, **run):
     return starts, _sgd_overlaps_runs(*zip(*starts), N=N, rngs=rngs, **run)
 
 
-def _draw_block(gens, noise_gens, r, N, noise):
+#: The laws of |x|^2 that ``_squared_norm`` selects: the exact one, and three with one term
+#: wrong, the negative controls of Part II ch. 1 (each changes E[|x|^2 u u^T] = (N + 2) Sigma).
+_SQUARED_NORMS = {
+    "exact": "|z|^2 + chi^2_{N-r}",
+    "N": "the constant N (no fluctuation, no correlation with u)",
+    "chi2_N": "|z|^2 + chi^2_N (the degrees of freedom of the whole input, not of its remainder)",
+    "independent": "|z'|^2 + chi^2_{N-r} with z' independent of z (drawn apart from u)",
+}
+
+
+def _draw_block(gens, noise_gens, r, N, noise, squared_norm="exact"):
     """The random numbers of ``_BLOCK`` steps of each run: ``z`` (runs, _BLOCK, r), ``|x|^2``
-    (runs, _BLOCK) and the label noise (runs, _BLOCK), or None without noise."""
+    (runs, _BLOCK) and the label noise (runs, _BLOCK), or None without noise. ``squared_norm``
+    other than ``"exact"`` draws |x|^2 from a wrong law (``_SQUARED_NORMS``), after the exact
+    draws, which it leaves as they are."""
     Z = np.empty((len(gens), _BLOCK, r))
     X2 = np.empty((len(gens), _BLOCK))
     XI = None if not noise else np.empty((len(gens), _BLOCK))
@@ -204,16 +245,32 @@ def _draw_block(gens, noise_gens, r, N, noise):
             X2[i] += g.chisquare(N - r, _BLOCK)
         if XI is not None:
             XI[i] = np.sqrt(noise) * noise_gens[i].standard_normal(_BLOCK)
+        if squared_norm == "N":
+            X2[i] = N
+        elif squared_norm == "chi2_N":
+            X2[i] += g.chisquare(r, _BLOCK)
+        elif squared_norm == "independent":
+            apart = g.standard_normal((_BLOCK, r))
+            X2[i] += np.einsum("kj,kj->k", apart, apart) - np.einsum("kj,kj->k", Z[i], Z[i])
     return Z, X2, XI
 
 
 def _factor(S, pos, p, lr, N):
-    """A factor L of each Sigma (L L^T = Sigma): Cholesky's, or from the eigendecomposition when
-    rounding has left a Sigma on the edge of the positive semidefinite cone."""
+    """A factor L of each run's Sigma (L L^T = Sigma), chosen for each run by itself: Cholesky's
+    when its Sigma is positive definite, else from its eigendecomposition (module docstring:
+    "The factor"). One batched Cholesky serves a batch of regular runs; when it fails, each run
+    is factored alone, so that a singular run does not change the factor, and the numbers, of
+    the regular runs beside it. A non-finite Sigma is a divergence at step ``pos + 1``."""
     try:
         return np.linalg.cholesky(S)
     except np.linalg.LinAlgError:
         if not np.all(np.isfinite(S)):
             raise _diverged(np.nan, pos + 1, np.inf, p, lr, N) from None
-        w, V = np.linalg.eigh(S)
-        return V * np.sqrt(np.clip(w, 0.0, None))[:, None, :]
+    L = np.empty_like(S)
+    for L_run, S_run in zip(L, S):
+        try:
+            L_run[...] = np.linalg.cholesky(S_run)
+        except np.linalg.LinAlgError:
+            w, V = np.linalg.eigh(S_run)
+            L_run[...] = V * np.sqrt(np.clip(w, 0.0, None))
+    return L

@@ -91,28 +91,57 @@ def test_the_update_written_out_is_the_weights_step():
     np.testing.assert_allclose(S, _weights_steps(W, W_star, x[None], lr)[1][-1], rtol=1e-12, atol=1e-14)
 
 
+def _moment_misses(U, x2, S, N):
+    """How far draws (u, |x|^2) are from the moments of a real input, in standard errors (the
+    largest of the four): E[u u^T] = Sigma, E[|x|^2 u u^T] = (N + 2) Sigma (Isserlis, with u = M x
+    and |x|^2 = x^T x), E|x|^2 = N and Var |x|^2 = 2N."""
+    n = len(x2)
+    scale = np.sqrt(np.outer(np.diag(S), np.diag(S)))
+    second = U.T @ U / n
+    fourth = (U * x2[:, None]).T @ U / n
+    # standard errors about sqrt(2 / n) and sqrt(2.2 / n) of scale
+    return max(np.max(np.abs(second - S) / scale) / np.sqrt(2 / n),
+               np.max(np.abs(fourth / (N + 2) - S) / scale) / np.sqrt(2.2 / n),
+               abs(x2.mean() - N) / np.sqrt(2 * N / n),
+               abs(x2.var() / (2 * N) - 1) / np.sqrt(2 * (1 + 6 / N) / n))
+
+
+def _chain_draws(S, N, squared_norm="exact", runs=800):
+    """The library's draws (_draw_block) for ``runs`` generators, as u = L z and |x|^2."""
+    r = len(S)
+    Z, x2, _ = oc._draw_block([np.random.default_rng(s) for s in range(runs)], [None] * runs, r, N, 0.0,
+                              squared_norm)
+    n = Z.shape[0] * Z.shape[1]
+    return Z.reshape(n, -1) @ np.linalg.cholesky(S).T, x2.reshape(n)
+
+
 def test_the_draws_have_the_moments_of_a_real_input():
-    """The library's draws (_draw_block) and real inputs x, with u = L z and u = M x: E[u u^T] =
-    Sigma, E[|x|^2 u u^T] = (N + 2) Sigma, E|x|^2 = N, Var |x|^2 = 2N. At N = 30 a chi^2 with N
-    or N - 2r degrees of freedom, or |x|^2 independent of u, misses by 10 standard errors or more."""
+    """The library's draws (_draw_block) and real inputs x, with u = L z and u = M x, meet the
+    moments of a real input within 6 standard errors."""
     p, p_star, N = 3, 2, 30
     W, W_star = q.random_init(p, p_star, N, informative=0.5, rng=2)
     S = _sigma(W, W_star)
-    Z, x2, _ = oc._draw_block([np.random.default_rng(s) for s in range(800)], [None] * 800, p + p_star, N, 0.0)
-    n = Z.shape[0] * Z.shape[1]
-    U, x2 = Z.reshape(n, -1) @ np.linalg.cholesky(S).T, x2.reshape(n)
-    X = np.random.default_rng(3).standard_normal((n, N))
+    U, x2 = _chain_draws(S, N)
+    X = np.random.default_rng(3).standard_normal((len(x2), N))
     U_real = X @ np.vstack([W, W_star]).T / np.sqrt(N)
     x2_real = np.einsum("ij,ij->i", X, X)
-    scale = np.sqrt(np.outer(np.diag(S), np.diag(S)))
-    for U_, x2_ in [(U, x2), (U_real, x2_real)]:
-        second = U_.T @ U_ / n
-        fourth = (U_ * x2_[:, None]).T @ U_ / n
-        # standard errors about sqrt(2 / n) and sqrt(2.2 / n) of scale: 6 of them at most
-        assert np.max(np.abs(second - S) / scale) < 6 * np.sqrt(2 / n)
-        assert np.max(np.abs(fourth / (N + 2) - S) / scale) < 6 * np.sqrt(2.2 / n)
-        assert abs(x2_.mean() - N) < 6 * np.sqrt(2 * N / n)
-        assert abs(x2_.var() / (2 * N) - 1) < 6 * np.sqrt(2 * (1 + 6 / N) / n)
+    assert _moment_misses(U, x2, S, N) < 6
+    assert _moment_misses(U_real, x2_real, S, N) < 6
+
+
+@pytest.mark.parametrize("squared_norm", ["N", "chi2_N", "independent"])
+def test_the_negative_controls_have_the_wrong_moments(squared_norm):
+    """The hook for negative controls (_squared_norm) does break the law of |x|^2: at N = 30 each
+    wrong law misses a moment of a real input by 10 standard errors or more (|x|^2 := N and
+    |x|^2 drawn apart from u give E[|x|^2 u u^T] = N Sigma, chi^2_N gives (N + r + 2) Sigma), while
+    the exact draws stay within 6 (the test above). A misspelt law is refused."""
+    p, p_star, N = 3, 2, 30
+    S = _sigma(*q.random_init(p, p_star, N, informative=0.5, rng=2))
+    U, x2 = _chain_draws(S, N, squared_norm)
+    assert _moment_misses(U, x2, S, N) > 10
+    with pytest.raises(ValueError, match="_squared_norm"):
+        oc._sgd_overlaps_runs([np.eye(3)], [np.zeros((3, 2))], [None], N=N, lr=0.3, n_steps=3, rngs=[0],
+                              _squared_norm="chi2")
 
 
 def test_runs_agree_with_the_weights_sgd_within_their_spread():
@@ -173,6 +202,31 @@ def test_a_run_is_the_same_alone_or_in_a_batch_and_stops_on_its_own():
     assert together[0].N == N and together[0].kind == "sgd"
 
 
+def test_a_singular_run_stays_singular_and_leaves_its_batch_alone():
+    """From a start whose student rows are linearly dependent (here all in the teacher's span,
+    W0 = A W* with A of rank p* < p), Sigma stays singular at every step: v^T W = 0 gives
+    v^T lambda = 0, so no step undoes it, and the chain factors it by eigh throughout. A batch
+    that holds such a run and regular ones gives every run the numbers it has alone, bit for bit:
+    a batch that switched all its runs to eigh once one of them is singular fails here."""
+    p, p_star, N, lr = 3, 2, 64, 0.3
+    W_star = q.random_init(p, p_star, N, rng=1).W_star
+    A = np.random.default_rng(2).standard_normal((p, p_star))
+    singular = q.overlaps(A @ W_star, W_star)
+    regular = [q.overlaps(*q.random_init(p, p_star, N, rng=s)) for s in (3, 4)]
+    starts, seeds = [regular[0], singular, regular[1]], [5, 6, 7]
+    kw = dict(N=N, lr=lr, n_steps=400, record_every=1)
+    together = oc._sgd_overlaps_runs(*zip(*starts), rngs=seeds, **kw)
+    for start, seed, run in zip(starts, seeds, together):
+        alone = q.sgd_overlaps(*start, rng=seed, **kw)
+        np.testing.assert_array_equal(run.Q, alone.Q)
+        np.testing.assert_array_equal(run.R, alone.R)
+    Q = together[1].Q
+    assert np.max(np.abs(Q[-1] - Q[0])) > 0.05  # the singular run moved
+    smallest = np.linalg.eigvalsh(Q)[:, 0] / np.linalg.eigvalsh(Q)[:, -1]
+    assert np.max(np.abs(smallest)) < 1e-12, "Q stays singular at every step"
+    assert np.min(np.linalg.eigvalsh(together[0].Q)[:, 0]) > 0.1  # the regular runs stay regular
+
+
 def test_records_clock_and_noise_floor():
     Q0, R0, T = q.overlaps(*q.random_init(4, 2, 400, informative=0.3, rng=0))
     run = q.sgd_overlaps(Q0, R0, T, N=400, lr=0.4, t_max=1.0, rng=1, record_steps=np.array([0, 7, 1000, 4000]))
@@ -210,7 +264,10 @@ def test_trial_batches_are_the_trials_alone():
     """The sweep's batches of the SGD trials give each trial's own record, bit for bit."""
     for trial, kw in [(E.sgd_ode_gap_trial, dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5)),
                       (E.sgd_escape_time_trial, dict(p=3, p_star=2, N=64, lr=0.3)),
-                      (E.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5))]:
+                      (E.sgd_frame_drift_trial, dict(p=3, p_star=2, N=64, lr=0.12, t_max=2.5)),
+                      (E.sgd_snapshot_trial, dict(p=3, p_star=2, N=32, lr=0.3, t_max=0.5, noise=0.3)),
+                      (E.sgd_snapshot_trial, dict(p=3, p_star=2, N=32, lr=0.3, t_max=0.5, simulator="weights")),
+                      (E.sgd_snapshot_trial, dict(p=3, p_star=2, N=32, lr=0.3, t_max=0.5, _squared_norm="N"))]:
         assert trial.batch(**kw, rngs=[3, 4]) == [trial(**kw, rng=3), trial(**kw, rng=4)], trial.__name__
     kw = dict(p=3, p_star=2, N=64, lr=0.3, t_max=0.5, informative=0.0)
     for together, alone in zip(E.sgd_ode_comparison.batch(**kw, rngs=[3, 4]),

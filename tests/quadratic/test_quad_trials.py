@@ -9,12 +9,14 @@ import ibcore.quadratic as q
 from ibcore.summary import summarise
 from ibcore.sweep import sweep
 
-TRIALS = [E.ode_escape_time_trial, E.sgd_escape_time_trial, E.sgd_ode_gap_trial, E.sgd_frame_drift_trial]
+TRIALS = [E.ode_escape_time_trial, E.sgd_escape_time_trial, E.sgd_ode_gap_trial, E.sgd_frame_drift_trial,
+          E.sgd_snapshot_trial]
 SMALL = {
     E.ode_escape_time_trial: dict(p=3, p_star=2, N=1000),
     E.sgd_escape_time_trial: dict(p=3, p_star=2, N=100, lr=0.3),
     E.sgd_ode_gap_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=0.5),
     E.sgd_frame_drift_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=2.0),
+    E.sgd_snapshot_trial: dict(p=3, p_star=2, N=40, lr=0.3, t_max=0.5, noise=0.2),
 }
 
 
@@ -48,6 +50,14 @@ def test_protocol(trial):
     (E.sgd_frame_drift_trial, dict(p=1), "p"),
     (E.sgd_frame_drift_trial, dict(t_max=0.0), "t_max"),
     (E.sgd_frame_drift_trial, dict(lr=0.0), "lr"),
+    (E.sgd_snapshot_trial, dict(simulator="weight"), "simulator"),
+    (E.sgd_snapshot_trial, dict(simulator="weights", _squared_norm="N"), "_squared_norm"),
+    (E.sgd_snapshot_trial, dict(_squared_norm="chi2"), "_squared_norm"),
+    (E.sgd_snapshot_trial, dict(n_records=0), "n_records"),
+    (E.sgd_snapshot_trial, dict(n_records=10**6), "n_records"),
+    (E.sgd_snapshot_trial, dict(noise=-1.0), "noise"),
+    (E.sgd_snapshot_trial, dict(t_max=0.0), "t_max"),
+    (E.sgd_snapshot_trial, dict(N=4), "N"),
 ])
 def test_bad_input_raises_before_any_draw(trial, bad, name):
     rng = np.random.default_rng(5)
@@ -96,6 +106,28 @@ def test_sgd_ode_gap_trial_is_the_comparison():
     assert record["gap"] == np.max(np.abs(c.ode.risk - c.sgd.risk))
     assert record["gap_gradient_flow"] == np.max(np.abs(c.gradient_flow.risk - c.sgd.risk))
     assert record["rms_gap"] < record["gap"] and record["risk_start"] == c.sgd.risk[0]
+
+
+@pytest.mark.parametrize("simulator", ["weights", "overlaps"])
+def test_sgd_snapshot_trial_is_one_run_from_the_fixed_start(simulator):
+    """The trial's numbers, recomputed by hand from the same run of the simulator it names, from
+    the start drawn from ``start`` (whatever the trial's rng), at the steps k n / n_records."""
+    kw = dict(p=3, p_star=2, N=60, lr=0.3, t_max=0.9, noise=0.2)
+    W0, W_star = q.random_init(3, 2, 60, informative=0.3, rng=11)
+    n = q.sgd_steps(0.9, p=3, lr=0.3, N=60)
+    steps = np.array([0, n // 3, 2 * n // 3, n])
+    if simulator == "weights":
+        run = q.sgd_one_pass(W0, W_star, lr=0.3, n_steps=n, record_steps=steps, noise=0.2, rng=5)
+    else:
+        run = q.sgd_overlaps(*q.overlaps(W0, W_star), N=60, lr=0.3, n_steps=n, record_steps=steps, noise=0.2,
+                             rng=5)
+    record = E.sgd_snapshot_trial(**kw, start=11, simulator=simulator, rng=5)
+    assert len(record) == 9
+    for k in (1, 2, 3):
+        assert record[f"norm_{k}"] == np.trace(run.Q[k]) / 3
+        assert record[f"overlap_{k}"] == np.sum(run.R[k] ** 2) / 3
+        assert record[f"risk_{k}"] == run.risk[k]
+    assert record != E.sgd_snapshot_trial(**kw, start=12, simulator=simulator, rng=5)
 
 
 def test_sgd_frame_drift_trial_is_the_drift_of_one_run():

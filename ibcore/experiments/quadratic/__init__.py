@@ -5,12 +5,16 @@
   (the gap between them, as numbers);
 * escape -- :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`,
   :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial` and
-  :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`.
+  :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`;
+* snapshots -- :func:`~ibcore.experiments.quadratic.sgd_snapshot_trial` (the state of SGD runs
+  from one fixed start at a few times, by the weights or by their overlaps: samples of the law
+  of one-pass SGD).
 
 Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is gradient flow.
 """
-from . import comparison, escape
+from . import comparison, escape, snapshots
 from .comparison import *  # noqa: F401,F403
 from .escape import *  # noqa: F401,F403
+from .snapshots import *  # noqa: F401,F403
 
-__all__ = [*comparison.__all__, *escape.__all__]
+__all__ = [*comparison.__all__, *escape.__all__, *snapshots.__all__]
