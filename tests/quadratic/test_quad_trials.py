@@ -146,6 +146,12 @@ def test_sgd_frame_drift_trial_is_the_drift_of_one_run():
     assert rec["drift_escape"] == pytest.approx(drift[k], **same)
     assert rec["drift_after"] == pytest.approx(drift[k:].max(), **same)
     assert rec["risk_end"] == pytest.approx(run.risk[-1], **same)
+    # the ODE with the gamma^2 term from the run's own overlaps: its frame's motion, and how far
+    # the run's final frame ends from the ODE's
+    ode = q.integrate_odes(*q.overlaps(W0, W_star), lr=lr, t_max=2.0, n_points=50)
+    S_ode = q.conserved_frame(ode.R)
+    assert rec["drift_ode"] == pytest.approx(np.linalg.norm(S_ode[0] - S_ode[-1]), rel=1e-6, abs=1e-9)
+    assert rec["sgd_to_ode"] == pytest.approx(np.linalg.norm(S[-1] - S_ode[-1]), rel=1e-6, abs=1e-9)
     # an O(1) overlap: no plateau, an early escape, S moves by O(N^-1/2) only, and the run converges
     assert rec["t_esc"] < 1.0 and rec["drift_start"] < 0.25 and rec["drift_after"] < 0.1
     assert rec["risk_end"] < 0.05

@@ -166,6 +166,11 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
     :math:`S(\\infty)\\approx S(t'_{max})`. The ODE keeps S fixed for an
     isotropic start; at finite N the SGD noise moves it while R is as small as
     that noise (the plateau of a random start), and much less afterwards [D].
+    The ODE (with the γ² term) from the run's own finite-N overlaps, whose
+    :math:`Q(0)` is isotropic only up to :math:`O(N^{-1/2})`, gives the
+    deterministic part of that motion, the limit of the SGD run as
+    :math:`\\gamma/p \\to 0` at fixed N; the distance of the two final frames
+    is the part the noise adds.
 
     Parameters
     ----------
@@ -192,7 +197,10 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
         :math:`\\|S(0) - S(\\infty)\\|_F`; ``drift_escape``:
         :math:`\\|S(t_{esc}) - S(\\infty)\\|_F` at the first record at or after
         the escape; ``drift_after``: the largest :math:`\\|S(t) - S(\\infty)\\|_F`
-        from that record on; ``risk_end``: the final population risk.
+        from that record on; ``risk_end``: the final population risk;
+        ``drift_ode``: :math:`\\|S_{ode}(0) - S_{ode}(t'_{max})\\|_F` along the
+        ODE from the run's own overlaps; ``sgd_to_ode``:
+        :math:`\\|S(\\infty) - S_{ode}(t'_{max})\\|_F`.
 
     Examples
     --------
@@ -200,7 +208,7 @@ def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.
     >>> import ibcore.experiments.quadratic as E
     >>> out = E.sgd_frame_drift_trial(p=3, p_star=2, N=100, lr=0.12, t_max=2.0, rng=0)
     >>> sorted(out)
-    ['drift_after', 'drift_escape', 'drift_start', 'risk_end', 's_min', 't_esc']
+    ['drift_after', 'drift_escape', 'drift_ode', 'drift_start', 'risk_end', 's_min', 'sgd_to_ode', 't_esc']
     """
     (record,) = _frame_drift_runs(p=p, p_star=p_star, N=N, lr=lr, t_max=t_max,
                                   informative=informative, q0=q0, rngs=[rng])
@@ -214,13 +222,15 @@ def _frame_drift_runs(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, r
     positive_float("lr", lr)
     positive_float("t_max", t_max)
     positive_float("q0", q0)
-    _, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=informative, rngs=rngs, lr=lr, t_max=t_max,
-                                     record_every=max(1, N // 10))
-    return [_frame_drift_record(run, N, q0) for run in runs]
+    starts, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=informative, rngs=rngs, lr=lr,
+                                          t_max=t_max, record_every=max(1, N // 10))
+    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=2) for start in starts]
+    return [_frame_drift_record(run, ode, N, q0) for run, ode in zip(runs, odes)]
 
 
-def _frame_drift_record(run, N, q0):
+def _frame_drift_record(run, ode, N, q0):
     S = conserved_frame(run.R)
+    S_ode = conserved_frame(ode.R)
     drift = np.linalg.norm(S - S[-1], axis=(1, 2))
     t_esc = run.escape_time()
     after = np.flatnonzero(run.t >= t_esc) if np.isfinite(t_esc) else np.array([], dtype=int)
@@ -228,7 +238,9 @@ def _frame_drift_record(run, N, q0):
     return {"t_esc": t_esc, "s_min": s_min, "drift_start": float(drift[0]),
             "drift_escape": float(drift[after[0]]) if after.size else float("nan"),
             "drift_after": float(drift[after].max()) if after.size else float("nan"),
-            "risk_end": float(run.risk[-1])}
+            "risk_end": float(run.risk[-1]),
+            "drift_ode": float(np.linalg.norm(S_ode[0] - S_ode[-1])),
+            "sgd_to_ode": float(np.linalg.norm(S[-1] - S_ode[-1]))}
 
 
 sgd_frame_drift_trial.batch = _frame_drift_runs
