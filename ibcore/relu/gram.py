@@ -118,9 +118,12 @@ def gram_deviation(K, *, scale=None) -> float:
     r""":math:`\Delta = \lVert K/\kappa - I\rVert_{op}`: how far the Gram matrix is from a multiple of the identity.
 
     The Gram lemma of chapter 2: for :math:`x_i = \Sigma^{1/2}z_i`, :math:`K = \kappa(I + E)` with
-    :math:`\kappa = \lVert\lambda\rVert_1` and E of operator norm about :math:`2\sqrt{n/R_0}`
-    (:math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`), so the examples are nearly
-    orthogonal when d (more precisely :math:`R_0`) :math:`\gg n`.  Every eigenvalue of every
+    :math:`\kappa = \lVert\lambda\rVert_1` and E of operator norm about :math:`2\sqrt{n/d}` for
+    isotropic data (the Marchenko–Pastur edge) and about :math:`\sqrt{n/R_0} + n/r_0` in general
+    (:math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`,
+    :math:`r_0 = \lVert\lambda\rVert_1/\lVert\lambda\rVert_\infty`: a spike adds its own
+    :math:`n/r_0`), so the examples are nearly orthogonal when :math:`R_0` and :math:`r_0` are
+    :math:`\gg n`.  Every eigenvalue of every
     principal submatrix :math:`K_{AA}` lies in :math:`[\kappa(1 - \Delta), \kappa(1 + \Delta)]`, and
     every off-diagonal block :math:`K_{IA}` has operator norm at most :math:`\kappa\Delta`: Δ is the
     constant of the cumulative cross-talk lemma (:func:`~ibcore.relu.settling_certificate`).
