@@ -47,8 +47,8 @@ def test_q5_the_plateau_root(lifted_plateau):
             assert abs(root - roots[0]) < 1e-09 * max(1.0, abs(roots[0])), f'q5: with g = {g}, p = {p}, p* = {p_star} the root {root:.4f} is the larger root of your quadratic: the plateau is the smaller one, which tends to p/(p+2) as g -> 0 (the larger one runs off like 1/g)'
         try:
             coefficients, root = lifted_plateau(0.5, 3, 1)
-        except ValueError:
-            pass
+        except Exception as err:
+            assert type(err).__name__ == 'ValueError', f'q5: past the critical learning rate lifted_plateau(0.5, 3, 1) must raise a ValueError; it raised {type(err).__name__}: {err}'
         else:
             raise AssertionError(f'q5: lifted_plateau(0.5, 3, 1) returned the root {root!r:.20}, but at g = 0.5 the quadratic has no real root (past the critical learning rate): raise a ValueError')
     check()
