@@ -39,9 +39,17 @@ def test_q5_the_plateau_root(lifted_plateau):
             assert isinstance(root, (float, np.floating)), f'q5: the root must be a number; it is {root!r:.60}'
             assert isinstance(coefficients, (list, tuple, np.ndarray)) and len(coefficients) == 3 and all((isinstance(c, (int, float, np.integer, np.floating)) for c in coefficients)), f'q5: the coefficients must be three numbers [a, b, c0]; they are {coefficients!r:.60}'
             coef = np.asarray(coefficients, dtype=float)
-            roots = np.sort(np.roots(coef).real)
+            roots = np.roots(coef)
+            assert not np.iscomplexobj(roots), f'q5: with g = {g}, p = {p}, p* = {p_star} your quadratic has no real root, but F(q) has two here: check the coefficients [a, b, c0]'
+            roots = np.sort(roots)
             scale = np.abs(coef).max()
             assert abs(np.polyval(coef, root)) < 1e-10 * scale, f'q5: the root {root:.6g} is not a root of your quadratic a q^2 + b q + c0'
             assert abs(root - roots[0]) < 1e-09 * max(1.0, abs(roots[0])), f'q5: with g = {g}, p = {p}, p* = {p_star} the root {root:.4f} is the larger root of your quadratic: the plateau is the smaller one, which tends to p/(p+2) as g -> 0 (the larger one runs off like 1/g)'
+        try:
+            coefficients, root = lifted_plateau(0.5, 3, 1)
+        except Exception as err:
+            assert type(err).__name__ == 'ValueError', f'q5: past the critical learning rate lifted_plateau(0.5, 3, 1) must raise a ValueError; it raised {type(err).__name__}: {err}'
+        else:
+            raise AssertionError(f'q5: lifted_plateau(0.5, 3, 1) returned the root {root!r:.20}, but at g = 0.5 the quadratic has no real root (past the critical learning rate): raise a ValueError')
     check()
 
