@@ -65,6 +65,7 @@ Modules
 * :mod:`.sgd`: blocked one-pass SGD simulator
 * :mod:`.overlap_chain`: one-pass SGD run on the overlaps alone, exact in law
 * :mod:`.phases`: norm learning, plateau and escape
+* :mod:`.plateau_noise`: the noise SGD adds to the overlap before the escape
 * :mod:`.convergence`: late-time laws and fits
 * :mod:`.symmetry`: conserved frame, closest zero-loss solution
 * :mod:`.hessian`: analytic Hessian, spectra at the reference points
@@ -77,7 +78,7 @@ its own start, the frame's drift) are in :mod:`ibcore.experiments.quadratic`.
 # exactly those, so there is one list per name to keep up to date. Names with a
 # leading underscore are ibcore's own.
 from . import (clock, convergence, hessian, initialisation, moments, odes, order_parameters, overlap_chain, phases,
-               reduced, sgd, symmetry, trajectory)
+               plateau_noise, reduced, sgd, symmetry, trajectory)
 from .clock import *  # noqa: F401,F403
 from .convergence import *  # noqa: F401,F403
 from .hessian import *  # noqa: F401,F403
@@ -87,6 +88,7 @@ from .odes import *  # noqa: F401,F403
 from .order_parameters import *  # noqa: F401,F403
 from .overlap_chain import *  # noqa: F401,F403
 from .phases import *  # noqa: F401,F403
+from .plateau_noise import *  # noqa: F401,F403
 from .reduced import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
 from .symmetry import *  # noqa: F401,F403
@@ -103,6 +105,7 @@ __all__ = [
     *sgd.__all__,             # sgd_one_pass
     *overlap_chain.__all__,   # sgd_overlaps
     *phases.__all__,          # plateau, norm learning, escape
+    *plateau_noise.__all__,   # plateau_noise_variance: SGD's noise before the escape
     *convergence.__all__,     # late-time laws and fits
     *symmetry.__all__,        # conserved frame, closest zero-loss solution
     *hessian.__all__,         # Hessian and its spectra
