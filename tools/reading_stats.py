@@ -4,7 +4,8 @@
 
 The main text is what a reader meets without opening anything: the article's paragraphs,
 lists and admonitions, outside code cells, the evidence blocks, the answers to Think
-prompts, the exercises and their solutions, and figure captions. For each chapter it gives
+prompts, dropdowns (a provenance in full, a proof), the exercises and their solutions, and
+figure captions. For each chapter it gives
 
 * ``words``: words of main text (``teaching-style.md``: about 3,000 at most);
 * ``figures`` and ``first figure``: figures and explorers shown, and the words of main text
@@ -29,9 +30,9 @@ INTERVAL = re.compile(r"[−-]?\d[\d.,]*\s*\[\s*[−-]?\d[\d.,]*\s*,\s*[−-]?\d
 WORD = re.compile(r"[A-Za-zÀ-ÿ0-9][\w'’.-]*")
 #: Elements (by class) whose text is not main text.
 SKIP_CLASSES = {"cell_input", "cell_output", "ib-evidence", "ib-answer", "exercise", "solution",
-                "caption", "ib-explorer", "highlight", "toggle-details", "math"}
+                "caption", "ib-explorer", "highlight", "toggle-details", "math", "dropdown"}
 #: Elements whose figures a reader does not see without opening them.
-CLOSED_CLASSES = {"ib-evidence", "ib-answer", "exercise", "solution", "toggle-details"}
+CLOSED_CLASSES = {"ib-evidence", "ib-answer", "exercise", "solution", "toggle-details", "dropdown"}
 #: Elements that hold a paragraph of their own.
 BLOCKS = {"p", "li", "dd", "dt", "td", "th", "blockquote"}
 
