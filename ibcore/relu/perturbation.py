@@ -39,7 +39,7 @@ Both arguments of the min differ by :math:`\frac{b_0}{b_0 + |y_i|}\,G_i` with
 a sum of O(n) cross-terms: the mismatch, and with it the gap, vanishes as
 :math:`b_0 \to 0` and is of order :math:`\sqrt{n/d}` for :math:`b_0 = \Theta(1)`.
 Summed over many examples, the first-order gap divided by :math:`\sqrt{n/d}` concentrates on
-a constant of :math:`b_0` alone, :func:`first_order_constant`.
+a constant of :math:`b_0` alone, :func:`~ibcore.relu.first_order_constant`.
 """
 from __future__ import annotations
 
@@ -165,12 +165,12 @@ def first_order_gap(K, y, *, b0=1.0) -> float:
 def first_order_constant(b0=1.0) -> float:
     r"""The constant :math:`A_\infty(b_0)` of the first-order gap for many examples: :math:`\text{gap} \approx A_\infty(b_0)\sqrt{n/d}`.
 
-    The limit of :func:`first_order_gap` :math:`/\sqrt{n/d}` for isotropic Gaussian data
+    The limit of :func:`~ibcore.relu.first_order_gap` :math:`/\sqrt{n/d}` for isotropic Gaussian data
     and labels :math:`y_i \sim U[-1, 1]`, as :math:`d \to \infty` and then
     :math:`n \to \infty` (our derivation, chapter 3).  The cross-terms
     :math:`\varepsilon_{ij}` are then independent with variance :math:`1/d`, so on a
     negative example with :math:`u = |y_i|` the two arguments of the minima of
-    :func:`first_order_limit`, :math:`a_i` (GD) and :math:`s_i = \beta^{PLS}_i` (w*), form a
+    :func:`~ibcore.relu.first_order_limit`, :math:`a_i` (GD) and :math:`s_i = \beta^{PLS}_i` (w*), form a
     centred Gaussian pair.  In units of :math:`n/d` (the sums over j replaced by their means),
 
     .. math::
