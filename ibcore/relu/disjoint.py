@@ -1,4 +1,4 @@
-r"""Several neurons with a disjoint activation pattern (chapter 5): their targets and the GD limit.
+r"""Several neurons with a disjoint activation pattern (chapter 6): their targets and the GD limit.
 
 With m neurons of fixed signs :math:`s_j` and an *assignment* of each example to one neuron
 (the sets :math:`S_j`, e.g. :func:`~ibcore.relu.sign_aligned_assignment`), a network that fits y
@@ -48,7 +48,7 @@ def disjoint_targets_gram(K, y, assignment, signs) -> np.ndarray:
     are the smallest network that fits y *with the pattern of the
     assignment*.  They are not the smallest network overall: splitting every
     label equally among the neurons of its sign divides the squared norm by
-    about the number of such neurons (chapter 5).
+    about the number of such neurons (chapter 6).
 
     Parameters
     ----------

@@ -26,7 +26,7 @@ __all__ = [
     "bad_init_weights",
 ]
 
-#: The initialisations of :func:`~ibcore.relu.bad_init_weights` (chapter 6).
+#: The initialisations of :func:`~ibcore.relu.bad_init_weights` (chapter 7).
 _BAD_INITS = ("all_active", "gaussian", "inactive_positive")
 
 
@@ -127,7 +127,7 @@ def two_neuron_init(X, *, b0=0.1, trace=None) -> np.ndarray:
     conserved, so the wrong neuron reaches 0 and freezes only if
     :math:`b_0 < \lvert y_i\rvert/2`; too small a :math:`b_0` (below the
     :math:`\sqrt{n/d}` cross-talk) switches examples off on both neurons.
-    Chapter 4 maps the window of :math:`b_0` at n = 20, d = 400..6400; the
+    Chapter 5 maps the window of :math:`b_0` at n = 20, d = 400..6400; the
     default 0.1 lies in it.
 
     Parameters
@@ -354,7 +354,7 @@ def gaussian_init(d, *, m=None, scale=1.0, rng=None) -> np.ndarray:
 
 
 def bad_init_weights(init, X, y, *, b0=1.0, m=1, inactive=2, rng=None) -> np.ndarray:
-    r"""Initial weights from a (possibly) bad initialisation (chapter 6).
+    r"""Initial weights from a (possibly) bad initialisation (chapter 7).
 
     Parameters
     ----------

@@ -349,9 +349,19 @@ def relu_teacher_risk(w, theta) -> float:
     w = finite_array("w", w, shape=theta.shape)
     nw, nt = float(np.linalg.norm(w)), float(np.linalg.norm(theta))
     cos = float(np.clip(w @ theta / (nw * nt), -1.0, 1.0)) if nw > 0 and nt > 0 else 0.0
+    return float(_relu_pair_mean_square(nw, nt, cos))
+
+
+def _relu_pair_mean_square(sa, sb, cos):
+    r""":math:`E(\sigma(a) - \sigma(b))^2` for a centred Gaussian pair of standard deviations
+    ``sa``, ``sb`` and correlation ``cos`` (arrays broadcast): :math:`E\sigma(a)^2 = s_a^2/2` and
+    :math:`E\sigma(a)\sigma(b) = s_as_b(\sin\varphi + (\pi - \varphi)\cos\varphi)/(2\pi)`,
+    :math:`\cos\varphi` = ``cos`` (the degree-1 arc-cosine kernel)."""
+    sa, sb = np.asarray(sa, float), np.asarray(sb, float)
+    cos = np.clip(np.asarray(cos, float), -1.0, 1.0)
     phi = np.arccos(cos)
-    cross = nw * nt * (np.sin(phi) + (np.pi - phi) * cos) / (2 * np.pi)
-    return max(nw ** 2 / 2 + nt ** 2 / 2 - 2 * cross, 0.0)
+    cross = sa * sb * (np.sin(phi) + (np.pi - phi) * cos) / (2 * np.pi)
+    return np.maximum(sa ** 2 / 2 + sb ** 2 / 2 - 2 * cross, 0.0)
 
 
 @result

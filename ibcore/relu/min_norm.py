@@ -295,7 +295,7 @@ def min_norm_pair(X, y) -> np.ndarray:
 
     For :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` the positive neuron
     should fit y and the negative neuron -y (the "decoupling" of the seed
-    summaries, unverified; chapter 4).
+    summaries, unverified; chapter 5).
 
     Parameters
     ----------

@@ -38,6 +38,8 @@ Both arguments of the min differ by :math:`\frac{b_0}{b_0 + |y_i|}\,G_i` with
 
 a sum of O(n) cross-terms: the mismatch, and with it the gap, vanishes as
 :math:`b_0 \to 0` and is of order :math:`\sqrt{n/d}` for :math:`b_0 = \Theta(1)`.
+Summed over many examples, the first-order gap divided by :math:`\sqrt{n/d}` concentrates on
+a constant of :math:`b_0` alone, :func:`~ibcore.relu.first_order_constant`.
 """
 from __future__ import annotations
 
@@ -47,8 +49,9 @@ import numpy as np
 from .._result import result
 from ..validation import finite_array, positive_float
 from .gram import _validated_gram
+from .metrics import _relu_pair_mean_square
 
-__all__ = ["first_order_limit", "first_order_gap", "FirstOrderLimit"]
+__all__ = ["first_order_limit", "first_order_gap", "first_order_constant", "FirstOrderLimit"]
 
 
 @result
@@ -157,3 +160,70 @@ def first_order_gap(K, y, *, b0=1.0) -> float:
     if not np.any(y > 0):
         raise ValueError("y has no positive label, so w* = 0 and the relative gap is undefined")
     return float(np.linalg.norm(limit.gd - limit.star) / np.linalg.norm(y[y > 0]))
+
+
+def first_order_constant(b0=1.0) -> float:
+    r"""The constant :math:`A_\infty(b_0)` of the first-order gap for many examples: :math:`\text{gap} \approx A_\infty(b_0)\sqrt{n/d}`.
+
+    The limit of :func:`~ibcore.relu.first_order_gap` :math:`/\sqrt{n/d}` for isotropic Gaussian data
+    and labels :math:`y_i \sim U[-1, 1]`, as :math:`d \to \infty` and then
+    :math:`n \to \infty` (our derivation, chapter 3).  The cross-terms
+    :math:`\varepsilon_{ij}` are then independent with variance :math:`1/d`, so on a
+    negative example with :math:`u = |y_i|` the two arguments of the minima of
+    :func:`~ibcore.relu.first_order_limit`, :math:`a_i` (GD) and :math:`s_i = \beta^{PLS}_i` (w*), form a
+    centred Gaussian pair.  In units of :math:`n/d` (the sums over j replaced by their means),
+
+    .. math::
+
+        \sigma_s^2 = \tfrac16, \qquad
+        \sigma_a^2 = \tfrac12\Big[\rho^2\big(\tfrac13 - b_0 + b_0^2\big)
+        + \Big(\frac{b_0}{b_0 + u}\Big)^2\frac{u^3}{3}\Big], \qquad
+        \operatorname{cov}(a, s) = \tfrac12\,\rho\big(\tfrac13 - \tfrac{b_0}{2}\big),
+
+    with :math:`\rho = u/(b_0 + u)`.  The mean squared mismatch
+    :math:`m(u) = E(\min(0, a) - \min(0, s))^2` is that of two ReLUs of a Gaussian pair (the
+    arc-cosine kernel, as in :func:`~ibcore.relu.relu_teacher_risk`), and summing it over the
+    :math:`n/2` negative labels against :math:`\sum_{I_+} y_i^2 \approx n/6`,
+
+    .. math::
+
+        A_\infty(b_0)^2 = 3\int_0^1 m(u)\,du, \qquad A_\infty(b_0) \approx \tfrac12\sqrt{b_0}
+        \ \text{as}\ b_0 \to 0.
+
+    At finite n the ratio is a random variable whose median approaches this value from below;
+    the first-order terms describe GD only where they dominate the neglected ones, of
+    order :math:`n/d`, that is for :math:`A_\infty(b_0) \gg \sqrt{n/d}`.
+
+    Parameters
+    ----------
+    b0 : float
+        Initial pre-activation :math:`b_0` of the all-active start.
+
+    Returns
+    -------
+    float
+        :math:`A_\infty(b_0)` (dimensionless).
+
+    Examples
+    --------
+    >>> import ibcore.relu as R
+    >>> print(f"{R.first_order_constant(1.0):.3f}")
+    0.519
+    >>> print(f"{R.first_order_constant(1e-4) / 0.5e-2:.2f}")   # -> sqrt(b0)/2 as b0 -> 0
+    1.00
+    """
+    from scipy.integrate import quad
+
+    b0 = positive_float("b0", b0)
+
+    def mismatch(u):
+        rho = u / (b0 + u)
+        var_a = 0.5 * (rho ** 2 * (1 / 3 - b0 + b0 ** 2) + (b0 / (b0 + u)) ** 2 * u ** 3 / 3)
+        var_s = 1 / 6
+        cov = 0.5 * rho * (1 / 3 - b0 / 2)
+        sa, ss = np.sqrt(var_a), np.sqrt(var_s)
+        return float(_relu_pair_mean_square(sa, ss, cov / (sa * ss) if sa > 0 else 0.0))
+
+    # the integrand changes on the scale u ~ b0: a break point there keeps quad accurate
+    integral, _ = quad(mismatch, 0.0, 1.0, points=[b0] if b0 < 1 else None, limit=200, epsabs=1e-13)
+    return float(np.sqrt(3 * integral))

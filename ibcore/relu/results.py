@@ -22,7 +22,7 @@ class InactivePositiveWarning(UserWarning):
     :math:`x_i\cdot w_0 \le 0`; in general, examples i with :math:`s_jy_i > 0` for some j but
     :math:`\beta_{j,i}(0) \le 0` for every such j.  A frozen example only moves through the
     cross-terms :math:`K_{ik}`, so GD usually cannot fit it and stops at a
-    non-global stationary point (the tiny start of chapter 6, our analogue of the paper's Appendix F.2).
+    non-global stationary point (the tiny start of chapter 7, our analogue of the paper's Appendix F.2).
 
     Examples
     --------

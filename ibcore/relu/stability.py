@@ -135,7 +135,7 @@ def default_contraction(n, d, *, spectrum=None) -> float:
     r"""Our default step: :math:`c = \min(0.01, 0.2\sqrt{n/R_0})` to one significant digit.
 
     Here :math:`R_0 = \lVert\lambda\rVert_1^2/\lVert\lambda\rVert_2^2`. The overshoot floor
-    :math:`c/\sqrt3` adds to the gap :math:`A\sqrt{n/R_0}` in quadrature (chapter 3), so with
+    :math:`c/\sqrt3` adds to the gap :math:`A\sqrt{n/R_0}` in quadrature (chapter 4), so with
     :math:`c \le 0.2\sqrt{n/R_0}` and :math:`A \approx 0.5` it moves the gap by at most about 3%.
     :math:`\sqrt{n/R_0} = \sqrt n\lVert\lambda\rVert_2/\lVert\lambda\rVert_1` is the cross-talk scale;
     it is invariant when λ is rescaled (as c is), equals :math:`\sqrt{n/d}` for isotropic data

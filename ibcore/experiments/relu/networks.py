@@ -2,7 +2,7 @@ r"""Trials of networks that must fit every label: two neurons, a disjoint start,
 
 Everything here is *our reconstruction*: the paper's two-neuron and general-m
 models, its "disjoint initialization" and its Appendix F experiments were not
-available (see the statement boxes of chapters 4-6).  The model is the one of
+available (see the statement boxes of chapters 5-7).  The model is the one of
 :mod:`ibcore.relu.model`, :math:`f(x) = \sum_j s_j\,\sigma(w_j\cdot x)` with fixed signs :math:`s_j`.
 The theory these trials are compared with lives elsewhere: the orthogonal-data
 closed forms in :mod:`~ibcore.relu.orthogonal`, the targets in
@@ -53,7 +53,7 @@ def _success(res, fit) -> bool:
 
 
 def two_neuron_trial(*, n, d, b0=0.03, c=0.01, tol=1e-12, max_steps=200_000, rng=None) -> dict:
-    r"""One run of the two-neuron model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` (chapter 4).
+    r"""One run of the two-neuron model :math:`f = \sigma(w_+\cdot x) - \sigma(w_-\cdot x)` (chapter 5).
 
     Isotropic Gaussian data drawn as :math:`K = XX^\top` (cost independent of d), labels
     :math:`y_i \sim U[-1, 1]`, :math:`w_+(0) = w_-(0) = b_0X^\top\mathbb 1/d`
@@ -123,7 +123,7 @@ two_neuron_trial.batch = batch_of(two_neuron_trial, _two_neuron_trial)
 
 
 def disjoint_trial(*, n, d, m, b0=0.3, c=0.01, tol=1e-12, max_steps=200_000, rng=None) -> dict:
-    r"""One run of m neurons from a sign-aligned disjoint initialisation (chapter 5).
+    r"""One run of m neurons from a sign-aligned disjoint initialisation (chapter 6).
 
     Isotropic data (K drawn directly), :math:`y_i \sim U[-1, 1]`, signs (+1, -1, +1, ...),
     every example given to one neuron of its sign
@@ -219,7 +219,7 @@ disjoint_trial.batch = batch_of(disjoint_trial, _disjoint_trial)
 
 def bad_init_trial(*, n, d, init="gaussian", b0=1.0, m=1, inactive=2, c=0.01, tol=1e-12, max_steps=200_000,
                    rng=None) -> dict:
-    r"""One run from a (possibly) bad initialisation (chapter 6; analogue of the paper's Appendix F).
+    r"""One run from a (possibly) bad initialisation (chapter 7; analogue of the paper's Appendix F).
 
     Isotropic features X (drawn explicitly: a random :math:`w_0` has a part outside
     :math:`\operatorname{span}(X)`, which GD keeps), :math:`y_i \sim U[-1, 1]`, one neuron (m = 1) or the

@@ -28,7 +28,7 @@ def test_q5_the_sweep_in_d(table_d, seed):
             assert abs(rerun['gap'] - row['gap']) <= 1e-12 * row['gap'], "q5: table_d is not the sweep that the question asks for: sweep experiments.gap_trial with fixed={'n': 20, **options}, seed=seed, and nothing else"
         assert table_d['success'].all(), 'q5: some runs of table_d did not converge; use tol=1e-9 as asked'
         worst = np.max(table_d['c_used'] / np.sqrt(n / table_d['d']))
-        assert worst <= 0.3, f"q5: some runs used c = {worst:.2f} sqrt(n/d): the step-size floor c/sqrt(3) then dominates the gap (chapter 3). Leave the step to gap_trial's default (do not pass c), which ties c to sqrt(n/d)"
+        assert worst <= 0.3, f"q5: some runs used c = {worst:.2f} sqrt(n/d): the step-size floor c/sqrt(3) then dominates the gap (chapter 4). Leave the step to gap_trial's default (do not pass c), which ties c to sqrt(n/d)"
     check()
 
 @test_case(points=1, hidden=False)
