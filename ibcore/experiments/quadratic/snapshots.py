@@ -59,9 +59,9 @@ def sgd_snapshot_trial(*, p, p_star, N, lr, t_max, n_records=3, noise=0.0, infor
     rng : None, int or numpy.random.Generator
         The run's inputs and label noise.
     _squared_norm : str
-        Not a setting: the hook for negative controls of
-        :func:`~ibcore.quadratic.overlap_chain._sgd_overlaps_runs` (``simulator="overlaps"``
-        only), which builds the chain with the law of :math:`|x|^2` wrong.
+        Not a setting: the hook for negative controls of the overlap chain
+        (``simulator="overlaps"`` only), which then builds the chain with the law of
+        :math:`|x|^2` wrong (chapter 1's control).
 
     Returns
     -------
