@@ -352,6 +352,43 @@ def relu_teacher_risk(w, theta) -> float:
     return float(_relu_pair_mean_square(nw, nt, cos))
 
 
+def _relu_teacher_risk_gradient(w, theta):
+    r"""The gradient :math:`\nabla\mathcal R(w)` of :func:`relu_teacher_risk`, in closed form.
+
+    With :math:`\varphi` the angle between w and θ and :math:`\hat w`, :math:`\hat\theta` the
+    unit vectors, :math:`\nabla_w E\,\sigma(w\cdot x)\sigma(\theta\cdot x) =
+    \lVert\theta\rVert(\sin\varphi\,\hat w + (\pi - \varphi)\hat\theta)/(2\pi)`, so
+
+    .. math::
+
+        \nabla\mathcal R(w) = w - \frac{\lVert\theta\rVert}{\pi}
+        \bigl(\sin\varphi\,\hat w + (\pi - \varphi)\,\hat\theta\bigr)
+
+    (w ≠ 0; at w = 0 the risk has a kink and the result is NaN). The first-order change of the test error along a
+    step δ is :math:`\langle\nabla\mathcal R(w), \delta\rangle`; its Hessian lies between
+    :math:`(1 - 2\lVert\theta\rVert/(\pi\lVert w\rVert))I` and :math:`I` (the cross term's
+    Hessian is :math:`E[\delta(w\cdot x)\,xx^\top\sigma(\theta\cdot x)] \succeq 0`, of largest
+    eigenvalue at most :math:`\lVert\theta\rVert/(\pi\lVert w\rVert)`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> theta = np.array([1.0, 0.0])
+    >>> print(np.round(_relu_teacher_risk_gradient(theta, theta), 12) + 0.0)   # the minimum
+    [0. 0.]
+    """
+    theta = finite_array("theta", theta, ndim=1)
+    w = finite_array("w", w, shape=theta.shape)
+    nw, nt = float(np.linalg.norm(w)), float(np.linalg.norm(theta))
+    if nt == 0:
+        return w.copy()  # R = |w|^2/2
+    if nw == 0:
+        return np.full_like(w, np.nan)  # the kink at w = 0
+    cos = float(np.clip(w @ theta / (nw * nt), -1.0, 1.0))
+    phi = np.arccos(cos)
+    return w - nt / np.pi * (np.sin(phi) * w / nw + (np.pi - phi) * theta / nt)
+
+
 def _relu_pair_mean_square(sa, sb, cos):
     r""":math:`E(\sigma(a) - \sigma(b))^2` for a centred Gaussian pair of standard deviations
     ``sa``, ``sb`` and correlation ``cos`` (arrays broadcast): :math:`E\sigma(a)^2 = s_a^2/2` and

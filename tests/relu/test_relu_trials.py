@@ -214,6 +214,35 @@ def test_test_error_trial_against_an_independent_computation(noise):
     assert out["risk_star"] == pytest.approx(R.relu_teacher_risk(w_star, theta), rel=1e-6)
     assert out["risk_null"] == pytest.approx(1 / 6)
     assert 0 < out["risk_star"] < out["risk_null"]  # w* learns a little of the teacher (n/d = 0.04)
+    grad = R.relu_teacher_risk(w_star + 1e-7 * (w_gd - w_star), theta) - R.relu_teacher_risk(w_star, theta)
+    assert out["first_order_risk_difference"] == pytest.approx(grad / 1e-7, rel=1e-4)
+
+
+@pytest.mark.parametrize("case", ["generic", "near teacher", "obtuse", "zero teacher"])
+def test_relu_teacher_risk_gradient_against_finite_differences(case):
+    """The closed-form gradient against central differences of the closed-form risk (itself checked
+    against quadrature above), and the Hessian bounds of its docstring along a segment."""
+    from ibcore.relu.metrics import _relu_teacher_risk_gradient
+
+    rng = np.random.default_rng(3)
+    d = 6
+    theta = 0.8 * rng.standard_normal(d) / np.sqrt(d)
+    other = rng.standard_normal(d) / np.sqrt(d)
+    w = {"generic": 0.4 * other, "near teacher": theta + 0.05 * other, "obtuse": -0.5 * theta + other,
+         "zero teacher": other}[case]
+    if case == "zero teacher":
+        theta = np.zeros(d)
+    h = 1e-6
+    fd = np.array([(R.relu_teacher_risk(w + h * e, theta) - R.relu_teacher_risk(w - h * e, theta)) / (2 * h)
+                   for e in np.eye(d)])
+    assert _relu_teacher_risk_gradient(w, theta) == pytest.approx(fd, abs=1e-8)
+    # second-order remainder along w + t u: within [(1 - 2|θ|/(π min|w + t u|)) t²/2, t²/2]
+    u = rng.standard_normal(d)
+    u *= 0.3 * np.linalg.norm(w) / np.linalg.norm(u)
+    rest = (R.relu_teacher_risk(w + u, theta) - R.relu_teacher_risk(w, theta)
+            - _relu_teacher_risk_gradient(w, theta) @ u)
+    low = min(np.linalg.norm(w + t * u) for t in np.linspace(0, 1, 101)) * 0.99
+    assert (1 - 2 * np.linalg.norm(theta) / (np.pi * low)) * (u @ u) / 2 - 1e-12 <= rest <= (u @ u) / 2 + 1e-12
 
 
 def test_relu_teacher_risk_closed_form():

@@ -29,6 +29,7 @@ from ...relu.features import Spectrum, sample_features, sample_labels, _validate
 from ...relu.gram import sample_gram
 from ...relu.initialisation import all_active_init, all_active_init_gram
 from ...relu.metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
+                             _relu_teacher_risk_gradient,
                              _run_statistics, _slack_statistics)
 from ...relu.min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
 from ...relu.orthogonal import orthogonal_stabilisation_step
@@ -348,7 +349,9 @@ def test_error_trial(*, n, d, b0=1.0, c=None, noise=0.0, tol=1e-12, max_steps=No
         ``gap`` (relative), ``distance`` :math:`= \lVert w_{GD} - w^\star\rVert`, ``risk_gd``,
         ``risk_star``, ``risk_null`` :math:`= \mathcal R(0) = \lVert\theta\rVert^2/2` (predicting 0),
         ``root_risk_difference`` :math:`= \lvert\sqrt{\mathcal R(w_{GD})} - \sqrt{\mathcal R(w^\star)}\rvert`
-        (at most ``distance``),
+        (at most ``distance``), ``first_order_risk_difference``
+        :math:`= \langle\nabla\mathcal R(w^\star), w_{GD} - w^\star\rangle` (what the gap's
+        direction predicts for ``risk_gd - risk_star`` at first order),
         ``success`` and the run statistics.
 
     Examples
@@ -388,6 +391,7 @@ def _test_error_trial(*, n, d, b0, c, noise, tol, max_steps, rng):
         "risk_star": risk_star,
         "risk_null": float(theta @ theta / 2),
         "root_risk_difference": abs(np.sqrt(risk_gd) - np.sqrt(risk_star)),
+        "first_order_risk_difference": float(_relu_teacher_risk_gradient(star.w, theta) @ (res.w - star.w)),
         "success": bool(res.success and fit["unfit"] == 0),
         **_run_statistics(res),
     }
