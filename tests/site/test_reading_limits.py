@@ -7,6 +7,8 @@ intervals in a paragraph and six in the prose; at least two Think prompts. The m
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tools import notebooks as nbtools
@@ -16,6 +18,8 @@ MAX_WORDS = 3300             # "about 3,000"
 MAX_WORDS_PER_FIGURE = 800   # "about 650"
 FIRST_SCREEN_WORDS = 200     # the question and the learning goals, then the headline figure
 MAX_INTERVALS, MAX_INTERVALS_IN_A_PARAGRAPH, MIN_THINK = 6, 2, 2
+WORDS_PER_MINUTE = 120       # "about 3,000 words (about 25 minutes)"
+READING_TIME = re.compile(r"Reading time: about (\d+) minutes")
 
 CHAPTERS = [path for path in nbtools.chapters() if path.stem[:2].isdigit() or "prologue" in path.parts]
 
@@ -41,3 +45,12 @@ def test_chapter_reads_within_the_teaching_limits(site, chapter):
     if stats.think < MIN_THINK:
         problems.append(f"{stats.think} Think prompts (at least two)")
     assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.relative_to(nbtools.ROOT).as_posix())
+def test_the_stated_reading_time_follows_the_main_text(site, chapter):
+    stated = READING_TIME.search(chapter.read_text(encoding="utf-8"))
+    assert stated, f"{chapter.name} states no reading time in its learning goals"
+    expected = chapter_stats(site, chapter).words / WORDS_PER_MINUTE
+    assert abs(int(stated.group(1)) - expected) <= max(2.0, 0.2 * expected), (
+        f"{chapter.name} says about {stated.group(1)} minutes; its main text reads in about {expected:.0f}")
