@@ -318,3 +318,34 @@ def test_certificate_rejects_unrecorded_and_multi_neuron_runs(recorded_run, two_
     X2, y2, res2, _ = two_neuron_run
     with pytest.raises(ValueError, match="one-neuron"):
         R.settling_certificate(X2 @ X2.T, y2, res2)
+
+
+# ---------------------------------------------------------------- every array is checked, by name
+
+_NAN3 = np.array([1.0, np.nan, 0.0])
+_OK3 = np.array([1.0, -1.0, 0.5])
+
+
+@pytest.mark.parametrize("name, call", [
+    ("w_star", lambda: M.relative_gap(_OK3, _NAN3)),
+    ("w", lambda: M.relative_gap(_NAN3, _OK3)),
+    ("coef_star", lambda: M.relative_gap_gram(np.eye(3), _OK3, _NAN3)),
+    ("coef", lambda: M.relative_gap_gram(np.eye(3), _NAN3, _OK3)),
+    ("coef", lambda: M.norm_gram(np.eye(3), _NAN3)),
+    ("y", lambda: M.positive_residual(SimpleNamespace(predictions=_OK3), _NAN3)),
+    ("y", lambda: M._can_fit(_NAN3, np.ones(1))),
+    ("signs", lambda: M._can_fit(_OK3, np.array([np.nan]))),
+    ("y", lambda: M._fit_threshold(_NAN3, tol=1e-6, c=0.1)),
+    ("y", lambda: M._slack_statistics(_NAN3, SimpleNamespace(beta=_OK3), SimpleNamespace(beta=_OK3))),
+    ("theta", lambda: R.relu_teacher_risk(_OK3, _NAN3)),
+    ("w", lambda: R.relu_teacher_risk(_NAN3, _OK3)),
+])
+def test_a_non_finite_array_is_refused_by_its_name(name, call):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        call()
+
+
+def test_settling_certificate_checks_its_labels_by_name(recorded_run):
+    K, y, res = recorded_run
+    with pytest.raises(ValueError, match=r"^y\b"):
+        R.settling_certificate(K, np.where(np.arange(len(y)) == 0, np.nan, y), res)
