@@ -11,9 +11,11 @@ each entry of :math:`\\sqrt N R` receives an independent noise of variance
 
 .. math::
 
+    \\begin{aligned}
     m(q) = E[\\Delta^2\\lambda_i^2\\nu_k^2]
-         = q^3\\frac{(p+2)(p+4)}{p^2} - 2q^2\\frac{(p+2)(p^*+2)}{pp^*}
-           + q\\,\\frac{(p^*+2)(p^*+4)}{p^{*2}} + \\Delta_{\\rm noise}\\,q
+         &= q^3\\frac{(p+2)(p+4)}{p^2} - 2q^2\\frac{(p+2)(p^*+2)}{pp^*} \\\\
+         &\\quad + q\\,\\frac{(p^*+2)(p^*+4)}{p^{*2}} + \\Delta_{\\rm noise}\\,q
+    \\end{aligned}
 
 (Isserlis; :math:`\\Delta_{\\rm noise}` the label-noise variance). The drift of R is
 linear, :math:`dR/dt' = \\rho(q)R` with :math:`\\rho(q) = 4/p^* - 2(q - 1) - 4q/p`, the

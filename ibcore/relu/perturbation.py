@@ -175,10 +175,12 @@ def first_order_constant(b0=1.0) -> float:
 
     .. math::
 
-        \sigma_s^2 = \tfrac16, \qquad
-        \sigma_a^2 = \tfrac12\Big[\rho^2\big(\tfrac13 - b_0 + b_0^2\big)
-        + \Big(\frac{b_0}{b_0 + u}\Big)^2\frac{u^3}{3}\Big], \qquad
-        \operatorname{cov}(a, s) = \tfrac12\,\rho\big(\tfrac13 - \tfrac{b_0}{2}\big),
+        \begin{aligned}
+        \sigma_s^2 &= \tfrac16, \qquad
+        \operatorname{cov}(a, s) = \tfrac12\,\rho\big(\tfrac13 - \tfrac{b_0}{2}\big), \\
+        \sigma_a^2 &= \tfrac12\Big[\rho^2\big(\tfrac13 - b_0 + b_0^2\big)
+        + \Big(\frac{b_0}{b_0 + u}\Big)^2\frac{u^3}{3}\Big],
+        \end{aligned}
 
     with :math:`\rho = u/(b_0 + u)`.  The mean squared mismatch
     :math:`m(u) = E(\min(0, a) - \min(0, s))^2` is that of two ReLUs of a Gaussian pair (the
