@@ -3,19 +3,49 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ibcore.book import show
+from ibcore.book.glue import table
 from ibcore.summary import with_intervals
 from ibcore.summary import interval_text, summarise
 
 
 def test_table_renders_rounded_without_index_and_with_a_stable_id():
     frame = pd.DataFrame({"d": [400, 1600], "gap": [0.123456, 0.0654321]})
-    html = show(frame, digits=2, caption="Gap by d")._repr_html_()
+    html = table(frame, digits=2, caption="Gap by d")._repr_html_()
     assert "0.12" in html and "0.123" not in html and "Gap by d" in html
     assert "row_heading" not in html, "the index is hidden"
     assert 'class="dataframe"' in html, "the theme styles it as a table in the dark theme too"
-    assert html == show(frame, digits=2, caption="Gap by d")._repr_html_(), "same page twice"
-    assert repr(show(frame, digits=2)).splitlines()[1].split() == ["400", "0.12"]
+    assert html == table(frame, digits=2, caption="Gap by d")._repr_html_(), "same page twice"
+    assert repr(table(frame, digits=2)).splitlines()[1].split() == ["400", "0.12"]
+
+
+def test_show_displays_where_it_is_called_not_only_as_a_cells_last_expression():
+    """A table shown mid-cell reaches the page (a returned table rendered only as the last
+    expression, and evidence cells that went on after it lost their tables)."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shown = []
+    shell.display_pub.publish = lambda data, **kw: shown.append(data)
+    try:
+        result = shell.run_cell(
+            "import pandas as pd\n"
+            "from ibcore.book import show\n"
+            "show(pd.DataFrame({'d': [400]}), caption='first')\n"
+            "x = 1\n"
+        )
+    finally:
+        InteractiveShell.clear_instance()
+    assert result.success, result.error_in_exec
+    assert len(shown) == 1 and "first" in shown[0]["text/html"] and "first" in shown[0]["text/plain"]
+
+
+def test_a_meaningful_index_becomes_the_first_column():
+    frame = pd.DataFrame({"weights": [1.5, 0.25], "chain": [1.25, 0.5]}, index=["norm", "risk"])
+    lines = repr(table(frame, digits=2)).splitlines()
+    assert lines[1].split() == ["norm", "1.50", "1.25"] and lines[2].split()[0] == "risk"
+    named = pd.DataFrame({"gap": [0.1]}, index=pd.Index([400], name="d"))
+    assert repr(table(named)).splitlines()[0].split() == ["d", "gap"]
+    assert repr(table(pd.DataFrame({"gap": [0.1]}))).splitlines()[0].split() == ["gap"]
 
 
 def test_intervals_read_as_the_book_quotes_them():

@@ -46,8 +46,13 @@ class _Table:
         return f"{self.caption}\n{text}" if self.caption else text
 
 
-def show(frame, *, digits: int = 3, caption: str | None = None) -> _Table:
-    """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals.
+def show(frame, *, digits: int = 3, caption: str | None = None) -> None:
+    """Display a DataFrame (a sweep table or a summary) rounded to ``digits`` decimals, now.
+
+    The table is displayed where the call stands, not returned: a returned table would
+    render only as its cell's last expression, and an evidence cell that goes on after it
+    would lose it. A meaningful index (not 0, 1, 2, ...) becomes the first column, since the
+    book's tables hide the index.
 
     Examples
     --------
@@ -57,7 +62,32 @@ def show(frame, *, digits: int = 3, caption: str | None = None) -> _Table:
        d  gap
      400 0.25
     1600 0.12
+    >>> show(pd.DataFrame({"run": [0.5, 0.25]}, index=["norm", "risk"]), digits=1)
+          run
+    norm  0.5
+    risk  0.2
     """
+    from IPython.display import display
+
+    display(table(frame, digits=digits, caption=caption))
+
+
+def table(frame, *, digits: int = 3, caption: str | None = None) -> _Table:
+    """The object :func:`show` displays: rich HTML in a notebook, the DataFrame's text elsewhere.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ibcore.book.glue import table
+    >>> print(repr(table(pd.DataFrame({"gap": [0.2467]}), caption="one run")))
+    one run
+      gap
+    0.247
+    """
+    import pandas as pd
+
+    if not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None:
+        frame = frame.reset_index(names=[name or "" for name in frame.index.names])
     return _Table(frame, digits=digits, caption=caption)
 
 
