@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "fit_slope", "SlopeFit"]
+__all__ = ["summarise", "summarise_columns", "interval_text", "with_intervals", "scientific_medians",
+           "fit_slope", "SlopeFit"]
 
 
 # statistics that get an interval: bootstrap for location and spread, binomial for a rate
@@ -258,6 +259,66 @@ def with_intervals(summary, *, digits: int = 2):
         out[name] = text
         out = out.rename(columns={name: f"{name} [{level}]"})
     return out
+
+
+def scientific_medians(summary, by, columns, *, names=None, floor: float = 1e-12):
+    """Statistics that span many decades: each in scientific notation, and how wide their intervals are.
+
+    One number of decimals fits no column of values from 1 to :math:`10^{-12}`, and an interval
+    per entry would fill the table. This gives the statistics alone, as texts such as
+    ``2.51e-04``, with the values at or below ``floor`` (rounding noise of a closed form) as
+    ``< 1e-12``; and, to quote with the table, the largest relative half-width
+    :math:`(\\mathrm{hi} - \\mathrm{lo}) / (2\\,\\mathrm{value})` of their intervals over the entries
+    above ``floor``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`summarise_columns`: columns ``by``, and ``<col>``, ``<col>_lo``,
+        ``<col>_hi`` for each of ``columns``.
+    by : str
+        The column that labels the rows, kept as it is.
+    columns : list of str
+        The statistics to show.
+    names : list of str, optional
+        Their headers in the table (default: ``columns``).
+    floor : float
+        Values at or below it print as ``< floor``; positive.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        ``by`` and one text column per statistic.
+    half_width : float
+        The largest relative half-width of an interval among the entries above ``floor``
+        (``nan`` if there is none).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from ibcore.summary import scientific_medians
+    >>> s = pd.DataFrame({"p": [1, 2], "r": [0.25, 1e-15], "r_lo": [0.2, 0.0], "r_hi": [0.3, 1e-14]})
+    >>> table, half = scientific_medians(s, "p", ["r"], names=["risk"])
+    >>> table["risk"].tolist(), round(half, 3)
+    (['2.50e-01', '< 1e-12'], 0.2)
+    """
+    names = list(columns) if names is None else list(names)
+    if len(names) != len(columns):
+        raise ValueError(f"names must name each of the {len(columns)} columns, got {names!r}")
+    if not floor > 0:
+        raise ValueError(f"floor must be positive, got {floor!r}")
+    missing = [c for col in columns for c in (col, f"{col}_lo", f"{col}_hi") if c not in summary.columns]
+    if by not in summary.columns or missing:
+        raise ValueError(f"summary lacks the columns {[by] if by not in summary.columns else missing!r}")
+    table = summary[[by]].copy()
+    halves = []
+    for col, name in zip(columns, names):
+        value = summary[col].to_numpy(dtype=float)
+        table[name] = [f"{v:.2e}" if v > floor else f"< {floor:.0e}" for v in value]
+        resolved = value > floor
+        halves.extend(((summary[f"{col}_hi"] - summary[f"{col}_lo"]).to_numpy()[resolved]
+                       / (2 * value[resolved])).tolist())
+    return table, (float(np.max(halves)) if halves else float("nan"))
 
 
 class SlopeFit(NamedTuple):

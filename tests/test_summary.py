@@ -151,3 +151,25 @@ def test_summarise_columns_puts_each_column_with_its_interval_side_by_side(table
     assert list(with_intervals(both).columns) == ["d", "v [95% CI]", "w [95% CI]", "count"]
     with pytest.raises(ValueError, match="single"):
         summarise_columns(table, "d", ["v"], stat=("median", "mean"))
+
+
+def test_scientific_medians_against_the_entries_by_hand():
+    """Texts in scientific notation, '< floor' at and below the floor, and the largest
+    relative half-width over the resolved entries only (the floor's would be huge)."""
+    import pandas as pd
+    from ibcore.summary import scientific_medians
+    s = pd.DataFrame({"p": [1, 2, 3], "a": [1.0, 2e-13, 3e-6], "a_lo": [0.9, 0.0, 2e-6],
+                      "a_hi": [1.3, 1e-12, 3.6e-6], "b": [0.5, 0.4, 1e-12],
+                      "b_lo": [0.45, 0.1, 0.0], "b_hi": [0.55, 0.7, 1.0]})
+    table, half = scientific_medians(s, "p", ["a", "b"], names=["t = 1", "t = 2"])
+    assert list(table.columns) == ["p", "t = 1", "t = 2"]
+    assert table["t = 1"].tolist() == ["1.00e+00", "< 1e-12", "3.00e-06"]
+    assert table["t = 2"].tolist() == ["5.00e-01", "4.00e-01", "< 1e-12"]
+    # by hand: a: 0.2, (1.6e-6)/(6e-6) = 0.2667; b: 0.1, 0.75
+    assert half == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="names"):
+        scientific_medians(s, "p", ["a"], names=["x", "y"])
+    with pytest.raises(ValueError, match="floor"):
+        scientific_medians(s, "p", ["a"], floor=0.0)
+    with pytest.raises(ValueError, match="columns"):
+        scientific_medians(s, "p", ["c"])

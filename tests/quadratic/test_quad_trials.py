@@ -10,13 +10,14 @@ from ibcore.summary import summarise
 from ibcore.sweep import sweep
 
 TRIALS = [E.ode_escape_time_trial, E.sgd_escape_time_trial, E.sgd_ode_gap_trial, E.sgd_frame_drift_trial,
-          E.sgd_snapshot_trial]
+          E.sgd_snapshot_trial, E.ode_frame_drift_trial]
 SMALL = {
     E.ode_escape_time_trial: dict(p=3, p_star=2, N=1000),
     E.sgd_escape_time_trial: dict(p=3, p_star=2, N=100, lr=0.3),
     E.sgd_ode_gap_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=0.5),
     E.sgd_frame_drift_trial: dict(p=3, p_star=2, N=100, lr=0.3, t_max=2.0),
     E.sgd_snapshot_trial: dict(p=3, p_star=2, N=40, lr=0.3, t_max=0.5, noise=0.2),
+    E.ode_frame_drift_trial: dict(p=3, p_star=2, N=100, t_max=2.0),
 }
 
 
@@ -50,6 +51,10 @@ def test_protocol(trial):
     (E.sgd_frame_drift_trial, dict(p=1), "p"),
     (E.sgd_frame_drift_trial, dict(t_max=0.0), "t_max"),
     (E.sgd_frame_drift_trial, dict(lr=0.0), "lr"),
+    (E.ode_frame_drift_trial, dict(p=1), "p"),
+    (E.ode_frame_drift_trial, dict(lr=0.0), "lr"),
+    (E.ode_frame_drift_trial, dict(t_max=-1.0), "t_max"),
+    (E.ode_frame_drift_trial, dict(q0=0.0), "q0"),
     (E.sgd_snapshot_trial, dict(simulator="weight"), "simulator"),
     (E.sgd_snapshot_trial, dict(simulator="weights", _squared_norm="N"), "_squared_norm"),
     (E.sgd_snapshot_trial, dict(_squared_norm="chi2"), "_squared_norm"),
@@ -168,3 +173,22 @@ def test_sgd_frame_drift_random_start_moves_the_frame_before_escape():
     assert np.all(table["drift_after"] < 0.2)
     mean = summarise(table, (), "drift_start", stat="mean")
     assert mean["count"][0] == 6 and mean["mean"][0] == pytest.approx(table["drift_start"].mean())
+
+
+def test_ode_frame_drift_trial_turns_the_frame_by_the_anisotropy_of_a_finite_n_start():
+    """The N-floor: the ODE from the exact overlaps of random_init (the draw of the SGD trials).
+    Its turn equals the SGD trial's drift_ode from the same generator (same start, same ODE);
+    it falls like N^-1/2, so a hundredfold N divides the median turn by about ten; and from
+    the isotropic Q(0) with the same R(0) the frame does not turn at all (the theorem)."""
+    kw = dict(p=3, p_star=2, t_max=2.5)
+    rec = E.ode_frame_drift_trial(**kw, N=64, lr=0.12, rng=3)
+    sgd = E.sgd_frame_drift_trial(**kw, N=64, lr=0.12, rng=3)
+    assert rec["floor"] == pytest.approx(sgd["drift_ode"], rel=1e-9)
+    assert rec["s_min"] == sgd["s_min"]
+    small, large = ([E.ode_frame_drift_trial(**kw, N=N, rng=s)["floor"] for s in range(8)] for N in (100, 10_000))
+    assert 4 < np.median(small) / np.median(large) < 25
+    Q0, R0, T = q.overlaps(*q.random_init(3, 2, 100, rng=np.random.default_rng(0)))
+    iso = q.integrate_odes(np.trace(Q0) / 3 * np.eye(3), R0, np.eye(2), t_eval=[0.0, 2.5])
+    assert q.frame_drift(iso.R).max() < 1e-9 < small[0]
+    assert E.ode_frame_drift_trial(**kw, N=100, rng=0)["s_min"] == pytest.approx(
+        np.linalg.svd(np.sqrt(100) * R0, compute_uv=False).min(), rel=1e-12)

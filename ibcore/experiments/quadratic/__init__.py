@@ -4,8 +4,9 @@
   ODEs from its own start, for the figures) and :func:`~ibcore.experiments.quadratic.sgd_ode_gap_trial`
   (the gap between them, as numbers);
 * escape -- :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`,
-  :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial` and
-  :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`;
+  :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial`,
+  :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial` and
+  :func:`~ibcore.experiments.quadratic.ode_frame_drift_trial`;
 * snapshots -- :func:`~ibcore.experiments.quadratic.sgd_snapshot_trial` (the state of SGD runs
   from one fixed start at a few times, by the weights or by their overlaps: samples of the law
   of one-pass SGD).

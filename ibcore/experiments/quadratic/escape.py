@@ -16,7 +16,9 @@ cell) and then over a grid of settings and seeds::
 * :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial`: escape time of one SGD run, and of the ODE
   from the run's own initial overlaps;
 * :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`: how far the frame S moves along one SGD run,
-  before and after the escape.
+  before and after the escape;
+* :func:`~ibcore.experiments.quadratic.ode_frame_drift_trial`: how far the ODE turns S from the exact
+  overlaps of a finite-N random start (the N-floor, anisotropic at order :math:`N^{-1/2}`).
 
 Times are :math:`t'` (:mod:`~ibcore.quadratic.clock`); ``lr=None`` is
 gradient flow.
@@ -25,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...quadratic.initialisation import initial_overlaps
+from ...quadratic.initialisation import initial_overlaps, random_init
 from ...quadratic.odes import integrate_odes
-from ...quadratic.order_parameters import _validated_sizes
+from ...quadratic.order_parameters import _validated_sizes, overlaps
 from ...quadratic.overlap_chain import _runs_from_random_init
 from ...quadratic.phases import _escape_level, plateau_risk
 from ...quadratic.reduced import reduced_escape_time
@@ -38,6 +40,7 @@ __all__ = [
     "ode_escape_time_trial",
     "sgd_escape_time_trial",
     "sgd_frame_drift_trial",
+    "ode_frame_drift_trial",
 ]
 
 
@@ -244,3 +247,54 @@ def _frame_drift_record(run, ode, N, q0):
 
 
 sgd_frame_drift_trial.batch = _frame_drift_runs
+
+
+def ode_frame_drift_trial(*, p, p_star, N, lr=None, t_max=6.0, informative=0.0, q0=1.0, rng=None):
+    """How far the ODE turns the frame S from the exact overlaps of one finite-N random start.
+
+    Draws a teacher and a student with :func:`~ibcore.quadratic.random_init`, as
+    :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial` does (the same generator
+    gives the same start), and integrates the overlap ODEs from their exact overlaps to
+    :math:`t'` = ``t_max``. The ODE conserves S from an isotropic :math:`Q(0)`; the
+    :math:`Q(0)` of a finite-N start is isotropic only up to :math:`O(N^{-1/2})`, and the
+    frame turns by as much, deterministically [D]. This turn, the *N-floor*, is the limit
+    of the SGD run's scrambling :math:`\\|S(0) - S(\\infty)\\|_F` as
+    :math:`\\gamma/p \\to 0` at fixed N.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Widths and input dimension (``p >= p_star``).
+    lr : float or None
+        Learning rate γ of the γ² term; ``None`` (default) is gradient flow.
+    t_max : float
+        End of the integration in :math:`t'`; it should be well after the escape, where S
+        no longer moves.
+    informative, q0
+        As in :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`.
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``floor``: :math:`\\|S(0) - S(t'_{max})\\|_F` along the ODE; ``s_min``: smallest
+        singular value of :math:`\\sqrt{N/q_0}\\,R(0)`.
+
+    Examples
+    --------
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.ode_frame_drift_trial(p=3, p_star=2, N=64, rng=0)
+    >>> sorted(out)
+    ['floor', 's_min']
+    >>> 0 < out["floor"] < 1
+    True
+    """
+    p, p_star, N = _validated_sizes(p, p_star, N, p_at_least_p_star="for a frame S to exist")
+    if lr is not None:
+        positive_float("lr", lr)
+    positive_float("t_max", t_max)
+    positive_float("q0", q0)
+    Q0, R0, T = overlaps(*random_init(p, p_star, N, q0=q0, informative=informative,
+                                      rng=np.random.default_rng(rng)))
+    S = conserved_frame(integrate_odes(Q0, R0, T, lr=lr, t_max=t_max, grid="linear", n_points=2).R)
+    return {"floor": float(np.linalg.norm(S[0] - S[-1])), "s_min": _singular_values(R0, N, q0)[0]}
