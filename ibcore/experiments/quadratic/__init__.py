@@ -2,7 +2,8 @@
 
 * comparison -- :func:`~ibcore.experiments.quadratic.sgd_ode_comparison` (one SGD run next to the
   ODEs from its own start, for the figures) and :func:`~ibcore.experiments.quadratic.sgd_ode_gap_trial`
-  (the gap between them, as numbers);
+  (the gap between them, as numbers) and :func:`~ibcore.experiments.quadratic.plateau_norm_trial`
+  (the mean norm on the plateau, of the SGD run and of its two ODEs);
 * escape -- :func:`~ibcore.experiments.quadratic.ode_escape_time_trial`,
   :func:`~ibcore.experiments.quadratic.sgd_escape_time_trial`,
   :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial` and

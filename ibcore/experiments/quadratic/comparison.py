@@ -18,9 +18,9 @@ from ...quadratic.order_parameters import _validated_sizes
 from ...quadratic.overlap_chain import _runs_from_random_init
 from ...quadratic.sgd import SGDTrajectory
 from ...quadratic.trajectory import Trajectory
-from ...validation import positive_float, positive_int
+from ...validation import nonnegative_float, positive_float, positive_int
 
-__all__ = ["sgd_ode_comparison", "SGDODEComparison", "sgd_ode_gap_trial"]
+__all__ = ["sgd_ode_comparison", "SGDODEComparison", "sgd_ode_gap_trial", "plateau_norm_trial"]
 
 
 @result
@@ -199,3 +199,68 @@ def _sgd_ode_gap_runs(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
 
 
 sgd_ode_gap_trial.batch = _sgd_ode_gap_runs
+
+
+def plateau_norm_trial(*, p, p_star, N, lr, window=(0.75, 1.5), q0=1.0, rng=None):
+    """Mean norm :math:`\\operatorname{Tr}Q/p` on the plateau: one SGD run and its two ODEs.
+
+    Runs :func:`~ibcore.experiments.quadratic.sgd_ode_comparison` from a random start
+    (``informative=0``) up to :math:`t'` = ``window[1]`` and averages
+    :math:`\\operatorname{Tr}Q(t')/p` over the record times :math:`t'` in ``window``, for the SGD
+    run, the ODE with the :math:`\\gamma^2` term and gradient flow, all three from the run's exact
+    initial overlaps.
+
+    Parameters
+    ----------
+    p, p_star, N : int
+        Student width, teacher width, input dimension.
+    lr : float
+        Learning rate γ.
+    window : (float, float)
+        The window :math:`[t'_0, t'_1]` of the average, :math:`0 \\le t'_0 < t'_1`.
+    q0 : float
+        Variance of the student's initial weights.
+    rng : None, int or numpy.random.Generator
+        As for :func:`~ibcore.experiments.quadratic.sgd_ode_comparison`.
+
+    Returns
+    -------
+    dict
+        ``sgd``, ``ode`` and ``gradient_flow``: the window means of :math:`\\operatorname{Tr}Q/p`.
+
+    Notes
+    -----
+    ``plateau_norm_trial.batch(..., rngs=[...])`` returns the same records for a list of
+    generators, their SGD runs stepped together (:func:`ibcore.sweep.sweep` uses it).
+
+    Examples
+    --------
+    >>> import ibcore.experiments.quadratic as E
+    >>> out = E.plateau_norm_trial(p=4, p_star=4, N=200, lr=0.4, window=(0.5, 1.0), rng=0)
+    >>> sorted(out), bool(abs(out["sgd"] - out["ode"]) < 0.1)
+    (['gradient_flow', 'ode', 'sgd'], True)
+    """
+    (record,) = _plateau_norm_runs(p=p, p_star=p_star, N=N, lr=lr, window=window, q0=q0, rngs=[rng])
+    return record
+
+
+def _plateau_norm_runs(*, p, p_star, N, lr, window=(0.75, 1.5), q0=1.0, rngs):
+    """:func:`plateau_norm_trial` for each generator of ``rngs``, the SGD runs stepped together."""
+    try:
+        start, end = (float(v) for v in window)
+    except (TypeError, ValueError):
+        raise ValueError(f"window must be two times (t0, t1), got {window!r}") from None
+    nonnegative_float("window[0]", start)
+    if not end > start:
+        raise ValueError(f"window must have t1 > t0, got {window!r}")
+    comparisons = _sgd_ode_comparisons(p=p, p_star=p_star, N=N, lr=lr, t_max=end, informative=0.0, q0=q0,
+                                       rngs=rngs)
+    records = []
+    for c in comparisons:
+        inside = (c.sgd.t >= start) & (c.sgd.t <= end)
+        records.append({name: float(np.mean(np.trace(run.Q[inside], axis1=1, axis2=2)) / run.p)
+                        for name, run in (("sgd", c.sgd), ("ode", c.ode), ("gradient_flow", c.gradient_flow))})
+    return records
+
+
+plateau_norm_trial.batch = _plateau_norm_runs
