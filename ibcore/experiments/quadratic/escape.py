@@ -108,7 +108,9 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     The SGD risk is recorded ten times per unit of steps/N and the run stops
     once it is below ``fraction`` × the (γ²-lifted) plateau risk. The ODE
     (with the γ² term) starts from the run's exact finite-N
-    :math:`(Q(0), R(0))` and is sampled 20 times per unit of :math:`t'`.
+    :math:`(Q(0), R(0))`, is sampled 20 times per unit of :math:`t'` and stops
+    at the same level (``stop_below`` of :func:`~ibcore.quadratic.integrate_odes`):
+    the escape times need nothing later.
 
     Parameters
     ----------
@@ -147,8 +149,8 @@ def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
     starts, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=0.0, rngs=rngs, lr=lr, t_max=t_max,
                                           record_every=max(1, N // 10), stop_below=level)
-    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1)
-            for start in starts]
+    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1,
+                           stop_below=level) for start in starts]
     return [{"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
             for run, ode in zip(runs, odes)]
 
