@@ -33,7 +33,7 @@ from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float
 from .clock import _evaluation_times
 from .moments import _phi_coefficients
-from .order_parameters import population_risk, _validated_overlaps
+from .order_parameters import population_risk, _risk, _validated_overlaps
 from .trajectory import Trajectory
 
 __all__ = ["ode_rhs", "integrate_odes", "OverlapRates"]
@@ -108,13 +108,8 @@ class _FullRHS:
         return block[:, :p], block[:, p:]
 
     def risk(self, y):
-        """Population risk of a flat state (:func:`~ibcore.quadratic.population_risk`'s formula,
-        without its checks: the stopping event calls it at every step)."""
-        Q, R = self.split(y)
-        p, ps = self.p, self.ps
-        tau = float(self._diagonal_cells @ y) / p - self.trT / ps
-        return (0.5 * tau * tau + float(np.sum(Q * Q.T)) / p**2 - 2.0 * float(np.sum(R * R)) / (p * ps)
-                + self.trT2 / ps**2 + 0.5 * self.noise)
+        """Population risk of a flat state (the stopping event calls it at every step)."""
+        return float(_risk(*self.split(y), self.T, self.noise))
 
     def __call__(self, t, y):
         p, ps = self.p, self.ps

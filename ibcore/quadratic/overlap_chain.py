@@ -65,7 +65,7 @@ import numpy as np
 
 from ..validation import positive_float, positive_int
 from .initialisation import random_init
-from .order_parameters import _validated_overlaps, overlaps
+from .order_parameters import _risk, _validated_overlaps, overlaps
 from .sgd import _check_run_args, _diverged, _make_result, _noise_stream
 
 __all__ = ["sgd_overlaps"]
@@ -203,7 +203,7 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
             records.append(S_all.copy())
             done.append(pos)
             if stop is not None:
-                below = _risks(S, p, p_star, noise) < stop
+                below = _risk(S[:, :p, :p], S[:, :p, p:], S[:, p:, p:], noise) < stop
                 if below.any():
                     last[active[below]] = len(records) - 1
                     keep = ~below
@@ -219,16 +219,6 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
         out.append(_make_result(done[:end], S_rec[i, :end, :p, :p], S_rec[i, :end, :p, p:], Ts_checked[i], None,
                                 lr, noise, stop is None or last[i] >= 0, N=N))
     return out
-
-
-def _risks(S, p, p_star, noise):
-    """Population risk of each run's Sigma, :func:`~ibcore.quadratic.population_risk`'s formula
-    for a stack of Sigmas (each with its own T, in its teacher block)."""
-    Q, R, T = S[:, :p, :p], S[:, :p, p:], S[:, p:, p:]
-    tau = np.trace(Q, axis1=1, axis2=2) / p - np.trace(T, axis1=1, axis2=2) / p_star
-    return (0.5 * tau**2 + np.sum(Q * np.swapaxes(Q, 1, 2), axis=(1, 2)) / p**2
-            - 2.0 * np.sum(R * R, axis=(1, 2)) / (p * p_star) + np.sum(T * np.swapaxes(T, 1, 2), axis=(1, 2)) / p_star**2
-            + 0.5 * noise)
 
 
 def _runs_from_random_init(p, p_star, N, *, q0, informative, rngs, **run):
