@@ -74,6 +74,12 @@ __all__ = ["sgd_overlaps"]
 # records or on the other runs of a batch.
 _BLOCK = 256
 
+#: Runs that a trial's batch steps together at most (its ``batch_size`` for ibcore.sweep): a
+#: step's dozen numpy calls cost the same for one run or hundreds, and each run adds little
+#: (the module docstring's "Cost"), so a sweep hands the chain all the trials of a point
+#: that one worker runs, not 16 at a time.
+_BATCH_RUNS = 512
+
 
 def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, record_every=None,
                  record_steps=None, noise=0.0, stop_below=None, blowup=1e6):

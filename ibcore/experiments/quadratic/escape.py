@@ -28,7 +28,7 @@ import numpy as np
 from ...quadratic.initialisation import initial_overlaps
 from ...quadratic.odes import integrate_odes
 from ...quadratic.order_parameters import _validated_sizes
-from ...quadratic.overlap_chain import _runs_from_random_init
+from ...quadratic.overlap_chain import _BATCH_RUNS, _runs_from_random_init
 from ...quadratic.phases import _escape_level, plateau_risk
 from ...quadratic.reduced import reduced_escape_time
 from ...quadratic.symmetry import conserved_frame
@@ -156,6 +156,7 @@ def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
 
 
 sgd_escape_time_trial.batch = _sgd_escape_time_runs
+sgd_escape_time_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
 
 
 def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rng=None):
@@ -246,3 +247,4 @@ def _frame_drift_record(run, ode, N, q0):
 
 
 sgd_frame_drift_trial.batch = _frame_drift_runs
+sgd_frame_drift_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker

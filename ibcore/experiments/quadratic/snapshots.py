@@ -15,7 +15,7 @@ import numpy as np
 from ...quadratic.clock import sgd_steps
 from ...quadratic.initialisation import random_init
 from ...quadratic.order_parameters import _validated_sizes, overlaps
-from ...quadratic.overlap_chain import _sgd_overlaps_runs
+from ...quadratic.overlap_chain import _BATCH_RUNS, _sgd_overlaps_runs
 from ...quadratic.sgd import sgd_one_pass
 from ...validation import positive_int
 
@@ -126,3 +126,4 @@ def _sgd_snapshot_runs(*, p, p_star, N, lr, t_max, n_records=3, noise=0.0, infor
 
 
 sgd_snapshot_trial.batch = _sgd_snapshot_runs
+sgd_snapshot_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
