@@ -128,8 +128,29 @@ def _code_fingerprint(func) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:16] + _source_fingerprint()
 
 
-#: Trials of one point handed at once to a trial's ``batch`` (see :func:`sweep`).
+#: Trials of one point handed at once to a trial's ``batch`` (see :func:`sweep`), unless the
+#: trial's ``batch_size`` says otherwise.
 BATCH = 16
+
+
+def _batch_size(trial) -> int:
+    """The most trials ``trial.batch`` takes at once: ``trial.batch_size`` if set, else ``BATCH``.
+
+    Examples
+    --------
+    >>> from ibcore.sweep import _batch_size
+    >>> def coin(*, rng=None):
+    ...     return {"heads": 1.0}
+    >>> coin.batch = lambda *, rngs: [{"heads": 1.0} for _ in rngs]
+    >>> _batch_size(coin)
+    16
+    >>> coin.batch_size = 0
+    >>> _batch_size(coin)
+    Traceback (most recent call last):
+        ...
+    ValueError: batch_size must be a positive integer, got 0
+    """
+    return positive_int("batch_size", getattr(trial, "batch_size", BATCH))
 
 
 def _plain(record):
@@ -154,16 +175,17 @@ def _default_jobs() -> int:
 
 def _tasks(trial, jobs, todo, workers):
     """``todo`` (indices into ``jobs``) as tasks: one trial each, or for a trial with a
-    ``batch`` the trials of one point in as many pieces as there are workers (at most BATCH
-    trials each), so that a costly point still occupies every worker."""
+    ``batch`` the trials of one point in as many pieces as there are workers (at most
+    :func:`_batch_size` trials each), so that a costly point still occupies every worker."""
     if not hasattr(trial, "batch"):
         return [[i] for i in todo]
+    cap = _batch_size(trial)
     by_point: dict[int, list[int]] = {}
     for i in todo:
         by_point.setdefault(id(jobs[i][0]), []).append(i)
     tasks = []
     for indices in by_point.values():
-        size = min(BATCH, -(-len(indices) // max(1, workers)))
+        size = min(cap, -(-len(indices) // max(1, workers)))
         tasks += [indices[k:k + size] for k in range(0, len(indices), size)]
     return tasks
 
@@ -274,7 +296,9 @@ def sweep(
         ``trial(**params, rng=r)`` for each ``r`` of ``rngs`` (equal to rounding),
         computed together: the sweep then hands it the trials of a point in one
         piece per worker, of at most ``BATCH`` (16) trials (e.g. SGD runs stepped
-        together, :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`).
+        together, :func:`~ibcore.experiments.quadratic.sgd_frame_drift_trial`), or of
+        at most ``trial.batch_size`` when the trial sets it (a batch whose cost per
+        call hardly grows with its size, such as the overlap chain's, takes more).
     grid : dict of sequences, or list of dicts
         A dict gives the Cartesian product of its values, in key order.
     trials : int
@@ -333,6 +357,8 @@ def sweep(
     if not callable(trial):
         raise ValueError(f"trial must be callable, got {trial!r}")
     trials = positive_int("trials", trials)
+    if hasattr(trial, "batch"):
+        _batch_size(trial)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if n_jobs is None:

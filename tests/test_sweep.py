@@ -174,6 +174,51 @@ def test_a_trial_with_a_batch_gets_the_trials_of_one_point_at_once(tmp_path):
     assert sweep_module._tasks(noisy_product, jobs, [0, 5], workers=2) == [[0], [5]]
 
 
+def wide_batch(a, rng):
+    return batched(a, rng)
+
+
+wide_batch.batch = _batched_many
+wide_batch.batch_size = 40
+
+
+def test_a_trial_s_batch_size_sets_how_many_trials_its_batch_takes(tmp_path):
+    """``trial.batch_size`` replaces BATCH as the most trials of one call (the overlap chain's
+    trials take a point's trials in one call per worker); the records are those of single
+    trials all the same; a batch_size that is not a positive integer is an error before any run."""
+    BATCHES.clear()
+    table = sweep(wide_batch, {"a": [1]}, trials=50, n_jobs=1, cache=False, progress=False)
+    assert BATCHES == [(1, 40), (1, 10)]
+    single = [batched(1, np.random.default_rng(trial_seed(0, {"a": 1}, t)))["x"] for t in range(50)]
+    assert table["x"].tolist() == single
+    point = {"a": 1}  # the tasks group the trials of one point by its dict
+    jobs = [(point, t) for t in range(50)]
+    assert [len(t) for t in sweep_module_tasks(wide_batch, jobs, workers=2)] == [25, 25]
+    BATCHES.clear()
+    for bad in (0, 2.5, "8"):
+        wide_batch.batch_size = bad
+        try:
+            with pytest.raises(ValueError, match=rf"^batch_size must be a positive integer, got {bad!r}"):
+                sweep(wide_batch, {"a": [1]}, trials=3, n_jobs=1, cache=False, progress=False)
+        finally:
+            wide_batch.batch_size = 40
+    assert BATCHES == []
+
+
+def sweep_module_tasks(trial, jobs, workers):
+    from ibcore import sweep as sweep_module
+
+    return sweep_module._tasks(trial, jobs, list(range(len(jobs))), workers=workers)
+
+
+def test_the_overlap_chain_s_trials_take_all_the_trials_of_a_point():
+    import ibcore.experiments.quadratic as E
+    from ibcore.quadratic.overlap_chain import _BATCH_RUNS
+
+    for trial in (E.sgd_escape_time_trial, E.sgd_frame_drift_trial, E.sgd_ode_gap_trial, E.sgd_snapshot_trial):
+        assert trial.batch_size == _BATCH_RUNS >= 400
+
+
 def test_a_batch_must_return_one_record_per_trial():
     with pytest.raises(TypeError, match="one record per generator"):
         sweep(short_batch, {"a": [1]}, trials=2, n_jobs=1, cache=False, progress=False)

@@ -19,7 +19,9 @@ science notes (§3).
 The integrator works in :math:`t'` (rates of order one whatever γ and p) with
 an explicit high-order adaptive Runge-Kutta method, from :math:`t' = 0` to
 ``t_max``, and samples the dense output at the times of
-``_evaluation_times``. ``lr=None`` is gradient flow.
+``_evaluation_times``; with ``stop_below`` it stops at the first of those times after the
+risk has fallen below that level (an escape time needs nothing later). ``lr=None`` is
+gradient flow.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float
 from .clock import _evaluation_times
 from .moments import _phi_coefficients
-from .order_parameters import population_risk, _validated_overlaps
+from .order_parameters import population_risk, _risk, _validated_overlaps
 from .trajectory import Trajectory
 
 __all__ = ["ode_rhs", "integrate_odes", "OverlapRates"]
@@ -104,6 +106,10 @@ class _FullRHS:
         p = self.p
         block = y.reshape(p, p + self.ps, *y.shape[1:])
         return block[:, :p], block[:, p:]
+
+    def risk(self, y):
+        """Population risk of a flat state (the stopping event calls it at every step)."""
+        return float(_risk(*self.split(y), self.T, self.noise))
 
     def __call__(self, t, y):
         p, ps = self.p, self.ps
@@ -192,11 +198,15 @@ def _blowup_event(t, y):
 _blowup_event.terminal = True
 
 
-def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=()):
+def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-12, events=(), stop_below=None):
     """``solve_ivp`` of an overlap system over :math:`[0, t'_{max}]`, with a terminal blow-up event.
 
     The integrator shared by :func:`~ibcore.quadratic.integrate_odes` and
-    :func:`~ibcore.quadratic.integrate_reduced`.
+    :func:`~ibcore.quadratic.integrate_reduced`. With ``stop_below`` a terminal event stops
+    the run where ``rhs.risk`` falls below that level; the run then goes on from that point
+    to the next output time only, so that the output ends with the first sample after the
+    crossing. The samples before it are those of the full run (the solver's steps are the
+    same up to the crossing), the last one agrees with it to the tolerances.
 
     Parameters
     ----------
@@ -210,10 +220,15 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
         Passed to :func:`scipy.integrate.solve_ivp`.
     events : tuple of callables
         Further events (the blow-up event is ``sol.t_events[0]``, these follow).
+    stop_below : float, optional
+        Stop after the first output time past the first crossing of ``rhs.risk`` below
+        this level (at the first output time if the start is below it already).
 
     Returns
     -------
     scipy.integrate.OdeResult
+        With ``stop_below``, ``sol.t`` and ``sol.y`` end at the first output time after the
+        crossing, and ``sol.status`` is 1 if it was reached.
 
     Raises
     ------
@@ -233,23 +248,49 @@ def _solve_overlap_odes(rhs, y0, t_eval, *, method="DOP853", rtol=1e-9, atol=1e-
             reached[0] = t
         return rhs(t, y)
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        sol = solve_ivp(tracked, (0.0, float(t_eval[-1])), y0, method=method, t_eval=t_eval,
-                        rtol=rtol, atol=atol, events=(_blowup_event, *events))
-    if sol.t_events[0].size:
-        t_bad = float(sol.t_events[0][0])
-    elif sol.status == -1:
-        # The right-hand side is a polynomial, so an explicit method can only run out of step
-        # size at a finite-time singularity, i.e. a blow-up (e.g. lr too large for a plateau).
-        t_bad = float(reached[0])
-    else:
+    def solve(t0, y_start, times, more_events=()):
+        with np.errstate(over="ignore", invalid="ignore"):
+            sol = solve_ivp(tracked, (t0, float(times[-1])), y_start, method=method, t_eval=times,
+                            rtol=rtol, atol=atol, events=(_blowup_event, *more_events))
+        if sol.t_events[0].size:
+            t_bad = float(sol.t_events[0][0])
+        elif sol.status == -1:
+            # The right-hand side is a polynomial, so an explicit method can only run out of step
+            # size at a finite-time singularity, i.e. a blow-up (e.g. lr too large for a plateau).
+            t_bad = float(reached[0])
+        else:
+            return sol
+        raise DivergenceError(f"ODE solution blew up (overlaps beyond {_BLOWUP:g} or a finite-time "
+                              f"singularity; lr too large?)", time=t_bad)
+
+    if stop_below is None:
+        return solve(0.0, y0, t_eval, events)
+    if rhs.risk(y0) < stop_below:  # below from the start: the run ends at its first output time
+        if t_eval[0] > 0:
+            sol = solve(0.0, y0, t_eval[:1], events)
+        else:
+            sol = solve(0.0, y0, t_eval[:2], events)
+            sol.t, sol.y = sol.t[:1], sol.y[:, :1]
+        sol.status = 1
         return sol
-    raise DivergenceError(f"ODE solution blew up (overlaps beyond {_BLOWUP:g} or a finite-time "
-                          f"singularity; lr too large?)", time=t_bad)
+
+    def below(t, y):
+        return rhs.risk(y) - stop_below
+
+    below.terminal, below.direction = True, -1
+    sol = solve(0.0, y0, t_eval, (*events, below))
+    crossed = sol.t_events[-1]
+    after = t_eval[t_eval > crossed[0]][:1] if crossed.size else t_eval[:0]
+    if after.size:  # from the crossing on to the next output time, the first sample below
+        rest = solve(float(crossed[0]), sol.y_events[-1][0], after)
+        sol.t, sol.y = np.concatenate([sol.t, rest.t]), np.hstack([sol.y, rest.y])
+        sol.nfev += rest.nfev
+    sol.status = 1 if crossed.size else sol.status
+    return sol
 
 
 def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=200, grid="log",
-                   t_min=None, t_eval=None, method="DOP853", rtol=1e-9, atol=1e-12):
+                   t_min=None, t_eval=None, method="DOP853", rtol=1e-9, atol=1e-12, stop_below=None):
     """Integrate the full matrix ODEs for :math:`(Q(t'), R(t'))`.
 
     Parameters
@@ -284,11 +325,19 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
         :math:`p(p+p^*)` columns).
     rtol, atol : float
         Integrator tolerances (in :math:`t'`, where the state is of order one).
+    stop_below : float, optional
+        Stop at the first output time after the population risk has fallen below this
+        value (a terminal event of the integrator finds the crossing), as
+        :func:`~ibcore.quadratic.sgd_one_pass` stops at its first record below it: an
+        escape time (:meth:`~ibcore.quadratic.Trajectory.escape_time`) needs nothing later.
+        The samples up to the crossing are those of the full run, the last one agrees with
+        it to the tolerances; ``success`` says whether the level was reached.
 
     Returns
     -------
     :class:`~ibcore.quadratic.Trajectory`
-        ``.t``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``.
+        ``.t``, ``.Q`` (n_t, p, p), ``.R`` (n_t, p, p_star), ``.risk``; with ``stop_below``,
+        up to the first output time below it.
 
     Raises
     ------
@@ -308,16 +357,36 @@ def integrate_odes(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_points=2
     ((50, 4, 4), (50, 4, 2))
     >>> print(f"{traj.risk[0]:.3f} -> {traj.risk[-1]:.1e}")
     0.749 -> 6.3e-05
+
+    Stopped once the risk is below half the plateau's, the run gives the same escape time
+    as the full one:
+
+    >>> level = 0.5 * q.plateau_risk(4, 2)
+    >>> full = q.integrate_odes(Q0, R0, T, t_max=20.0, n_points=401, grid="linear")
+    >>> early = q.integrate_odes(Q0, R0, T, t_max=20.0, n_points=401, grid="linear", stop_below=level)
+    >>> early.success, early.t.size < full.t.size, bool(early.risk[-1] < level <= early.risk[-2])
+    (True, True, True)
+    >>> print(f"{early.escape_time():.6f} {full.escape_time():.6f}")
+    1.844926 1.844926
     """
     Q0, R0, T, p, p_star = _initial(Q0, R0, T)
     g = _gamma_weight(lr, p)
     noise = nonnegative_float("noise", noise)
     t = _evaluation_times(t_max, t_eval, n_points=n_points, grid=grid, t_min=t_min)
+    stop = None if stop_below is None else positive_float("stop_below", stop_below)
     rhs = _FullRHS(p, p_star, T, g, noise)
-    sol = _solve_overlap_odes(rhs, rhs.state(Q0, R0), t, method=method, rtol=rtol, atol=atol)
+    sol = _solve_overlap_odes(rhs, rhs.state(Q0, R0), t, method=method, rtol=rtol, atol=atol,
+                              stop_below=stop)
+    t = t[:sol.t.size]
     Q, R = (np.moveaxis(x, -1, 0) for x in rhs.split(sol.y))
     Q = 0.5 * (Q + np.swapaxes(Q, 1, 2))
     R = np.ascontiguousarray(R)
     risk = population_risk(Q, R, T, noise=noise)
-    return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T,
-                      lr=None if lr is None else float(lr), noise=noise, kind="ode", nfev=int(sol.nfev), message=sol.message)
+    if stop is None:
+        success, message = True, sol.message
+    else:
+        success = sol.status == 1
+        message = (f"the risk fell below stop_below by t′ = {t[-1]:.6g}" if success
+                   else f"the risk stayed above stop_below up to t′ = {t[-1]:.6g}")
+    return Trajectory(t=t, Q=Q, R=R, risk=np.atleast_1d(risk), T=T, lr=None if lr is None else float(lr),
+                      noise=noise, kind="ode", success=success, nfev=int(sol.nfev), message=message)

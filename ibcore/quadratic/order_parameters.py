@@ -195,14 +195,21 @@ def population_risk(Q, R, T=None, *, noise=0.0):
     0.8333
     """
     Q, R, T, p, p_star = _validated_overlaps(Q, R, T)
-    noise = nonnegative_float("noise", noise)
+    risk = _risk(Q, R, T, nonnegative_float("noise", noise))
+    return float(risk) if np.ndim(risk) == 0 else risk
+
+
+def _risk(Q, R, T, noise):
+    """:func:`population_risk` without its checks, along any leading axes of Q, R and T (the
+    integrators' stopping rules call it at every step, the overlap chain on a stack of runs)."""
+    p, p_star = Q.shape[-1], T.shape[-1]
     trQ = np.trace(Q, axis1=-2, axis2=-1)
     trQ2 = np.sum(Q * np.swapaxes(Q, -1, -2), axis=(-2, -1))
     R2 = np.sum(R * R, axis=(-2, -1))
-    tau = trQ / p - np.trace(T) / p_star
-    risk = 0.5 * tau**2 + trQ2 / p**2 - 2.0 * R2 / (p * p_star) + np.sum(T * T.T) / p_star**2
-    risk = risk + 0.5 * noise
-    return float(risk) if np.ndim(risk) == 0 else risk
+    tau = trQ / p - np.trace(T, axis1=-2, axis2=-1) / p_star
+    risk = (0.5 * tau**2 + trQ2 / p**2 - 2.0 * R2 / (p * p_star)
+            + np.sum(T * np.swapaxes(T, -1, -2), axis=(-2, -1)) / p_star**2)
+    return risk + 0.5 * noise
 
 
 @result

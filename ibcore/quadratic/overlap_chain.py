@@ -65,7 +65,7 @@ import numpy as np
 
 from ..validation import positive_float, positive_int
 from .initialisation import random_init
-from .order_parameters import _validated_overlaps, overlaps, population_risk
+from .order_parameters import _risk, _validated_overlaps, overlaps
 from .sgd import _check_run_args, _diverged, _make_result, _noise_stream
 
 __all__ = ["sgd_overlaps"]
@@ -73,6 +73,12 @@ __all__ = ["sgd_overlaps"]
 # Steps drawn at once per run: a fixed size, so that a run's numbers do not depend on its
 # records or on the other runs of a batch.
 _BLOCK = 256
+
+#: Runs that a trial's batch steps together at most (its ``batch_size`` for ibcore.sweep): a
+#: step's dozen numpy calls cost the same for one run or hundreds, and each run adds little
+#: (the module docstring's "Cost"), so a sweep hands the chain all the trials of a point
+#: that one worker runs, not 16 at a time.
+_BATCH_RUNS = 512
 
 
 def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, record_every=None,
@@ -156,8 +162,8 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
     noise_gens = [_noise_stream(g, noise) for g in gens]
     runs = len(gens)
 
-    S = np.empty((runs, r, r))  # Sigma of each run: [[Q, R], [R^T, T]]
-    for S_run, (Q, R, T, *_) in zip(S, starts):
+    S_all = np.empty((runs, r, r))  # Sigma of each run: [[Q, R], [R^T, T]]
+    for S_run, (Q, R, T, *_) in zip(S_all, starts):
         S_run[:p, :p], S_run[:p, p:], S_run[p:, :p], S_run[p:, p:] = Q, R, R.T, T
     Ts_checked = [T for _, _, T, *_ in starts]
     weights = np.r_[np.full(p, 1.0 / p), np.full(p_star, -1.0 / p_star)]  # u.u weighted = y_hat - y
@@ -165,7 +171,10 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
     # The step adds (u u^T) * K to Sigma elementwise, K = c on the Q block, -a/N on the R blocks, 0 on T.
     in_Q, in_R = np.outer(student, student), np.outer(student, 1 - student) + np.outer(1 - student, student)
     coef, inv_N = 2.0 * lr / p, 1.0 / N
-    step_coef = np.full(runs, coef)  # 0 once a run has stopped: its steps change nothing
+    # Only the runs that have not stopped step on (``active``, their Sigma in S): a stopped run
+    # costs nothing, so a batch pays for its slowest run's steps, not for all its runs' steps.
+    active = np.arange(runs)
+    S = S_all.copy()
     last = np.full(runs, -1)  # index of a stopped run's last record
     records, done = [], []
     pos, k = 0, _BLOCK
@@ -173,33 +182,41 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
         for target in rec:
             while pos < target:
                 if k == _BLOCK:
-                    Z, X2, XI = _draw_block(gens, noise_gens, r, N, noise, _squared_norm)
+                    Z, X2, XI = _draw_block([gens[i] for i in active], [noise_gens[i] for i in active], r, N,
+                                            noise, _squared_norm)
+                    # step-major copies: each step reads contiguous rows
+                    Z, X2 = Z.transpose(1, 0, 2).copy(), X2.T.copy()
+                    XI = None if XI is None else XI.T.copy()
                     k = 0
                 for j in range(k, k + min(int(target) - pos, _BLOCK - k)):
                     # einsum's own loops, not BLAS: a run's numbers do not depend on the batch
-                    u = np.einsum("bij,bj->bi", _factor(S, pos, p, lr, N), Z[:, j])
+                    u = np.einsum("bij,bj->bi", _factor(S, pos, p, lr, N), Z[j])
                     err = np.einsum("bi,bi,i->b", u, u, weights)
                     if XI is not None:
-                        err -= XI[:, j]
+                        err -= XI[j]
                     if not np.abs(err).max() <= blowup:
                         bad = int(np.flatnonzero(~(np.abs(err) <= blowup))[0])
                         raise _diverged(err[bad], pos + 1, blowup, p, lr, N)
-                    a = step_coef * err
+                    a = coef * err
                     d = a * inv_N
-                    c = d * (a * X2[:, j] * inv_N - 2.0)  # Q' = Q + c lam lam^T, c = (a^2|x|^2/N - 2a)/N
+                    c = d * (a * X2[j] * inv_N - 2.0)  # Q' = Q + c lam lam^T, c = (a^2|x|^2/N - 2a)/N
                     uu = u[:, :, None] * u[:, None, :]  # exactly symmetric, and so stays Sigma
                     uu *= c[:, None, None] * in_Q - d[:, None, None] * in_R
                     S += uu
                     pos += 1
                     k += 1
-            records.append(S.copy())
+            S_all[active] = S
+            records.append(S_all.copy())
             done.append(pos)
             if stop is not None:
-                below = np.array([population_risk(s[:p, :p], s[:p, p:], T, noise=noise) < stop
-                                  for s, T in zip(S, Ts_checked)]) & (last < 0)
-                last[below] = len(records) - 1
-                step_coef[below] = 0.0
-                if np.all(last >= 0):
+                below = _risk(S[:, :p, :p], S[:, :p, p:], S[:, p:, p:], noise) < stop
+                if below.any():
+                    last[active[below]] = len(records) - 1
+                    keep = ~below
+                    active, S = active[keep], S[keep]
+                    Z, X2 = Z[:, keep], X2[:, keep]
+                    XI = None if XI is None else XI[:, keep]
+                if not active.size:
                     break
     S_rec = np.stack(records, axis=1)  # (runs, n_rec, r, r)
     out = []

@@ -42,7 +42,7 @@ from .._blas import one_blas_thread
 from .._result import result
 from ..validation import DivergenceError, nonnegative_float, positive_float, positive_int
 from .clock import sgd_steps, _sgd_time
-from .order_parameters import population_risk, _validated_weights
+from .order_parameters import population_risk, _risk, _validated_weights
 from .trajectory import Trajectory
 
 __all__ = ["sgd_one_pass", "SGDTrajectory"]
@@ -136,41 +136,42 @@ def _diverged(err, step, blowup, p, lr, N):
 
 
 def _sgd_block(WW, X, xi, coef, p, p_star, sqrtN):
-    """Apply len(X) SGD steps with inputs X (b × N) in place; return the errors y_hat - y.
+    """Apply b SGD steps to each run in place, run r with inputs ``X[r]`` (b × N); return the
+    errors y_hat - y, shape (runs, b).
 
-    ``WW`` is the (p + p_star) × N stack of student rows over teacher rows, so
-    that one product gives both pre-activations; only the student rows change.
+    ``WW`` is the (runs, p + p_star, N) stack of each run's student rows over its teacher
+    rows, so that one product gives both pre-activations; only the student rows change.
+    The walk through the block is vectorised over the runs: its numpy calls are shared by
+    all of them (many runs cost little more than one, the trials' ``batch``).
     """
-    b = X.shape[0]
-    LV = X @ WW.T                   # (b, p + p_star)
+    b = X.shape[1]
+    LV = X @ WW.transpose(0, 2, 1)          # (runs, b, p + p_star)
     LV *= 1.0 / sqrtN
-    L = np.ascontiguousarray(LV[:, :p])  # row t becomes lambda_t
-    V = LV[:, p:]
-    y = np.einsum("tk,tk->t", V, V) / p_star
+    L = np.ascontiguousarray(LV[:, :, :p])  # row t becomes lambda_t
+    V = LV[:, :, p:]
+    y = np.einsum("rtk,rtk->rt", V, V) / p_star
     if xi is not None:
         y += xi
-    err = np.empty(b)
-    a = np.zeros(b)                 # a_s for s < t, zeros beyond: full rows avoid slicing
+    err = np.empty_like(y)
+    a = np.zeros_like(y)                    # a_s for s < t, zeros beyond: full rows avoid slicing
     inv_p = 1.0 / p
-    y = y.tolist()
-    dot = np.dot
     if b > 1:
-        G = X @ X.T
+        G = X @ X.transpose(0, 2, 1)
         G *= 1.0 / (sqrtN * sqrtN)
     for t in range(b):
-        lam = L[t]
+        lam = L[:, t]
         if t:
-            lam -= dot(a * G[t], L)  # sum_{s<t} a_s G_st lambda_s (rows s >= t have a_s = 0)
-        e = float(dot(lam, lam)) * inv_p - y[t]
-        err[t] = e
-        a[t] = coef * e
-    L *= (a / sqrtN)[:, None]
-    WW[:p] -= L.T @ X
+            lam -= np.einsum("rs,rsk->rk", a * G[:, t], L)  # sum_{s<t} a_s G_st lambda_s
+        e = np.einsum("rk,rk->r", lam, lam) * inv_p - y[:, t]
+        err[:, t] = e
+        a[:, t] = coef * e
+    L *= (a / sqrtN)[:, :, None]
+    WW[:, :p] -= L.transpose(0, 2, 1) @ X
     return err
 
 
 def _record(W, W_star, N):
-    """Q and R of one run's weights."""
+    """Q and R of one run's weights (the step-by-step reference of the tests records with it)."""
     return W @ W.T / N, W @ W_star.T / N
 
 
@@ -243,42 +244,85 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
     >>> print(f"{run.risk[0]:.3f} -> {run.risk[-1]:.3f}")
     0.734 -> 0.345
     """
-    W0, W_star, lr, noise, rec, blowup = _check_sgd_args(
-        W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
-    block = _default_block(W0.shape[1]) if block is None else positive_int("block", block)
+    (run,) = _sgd_one_pass_runs([W0], [W_star], lr=lr, t_max=t_max, n_steps=n_steps, rngs=[rng],
+                                record_every=record_every, record_steps=record_steps, noise=noise, block=block,
+                                stop_below=stop_below, blowup=blowup)
+    return run
+
+
+def _sgd_one_pass_runs(W0s, W_stars, *, lr, t_max=None, n_steps=None, rngs, record_every=None, record_steps=None,
+                       noise=0.0, block=None, stop_below=None, blowup=1e6):
+    """:func:`sgd_one_pass` for each ``(W0s[r], W_stars[r], rngs[r])``, the runs stepped together.
+
+    Each run draws its inputs (and label noise) from its own generator, as alone; the runs
+    share the numpy calls of each block (:func:`_sgd_block`). A run that reaches
+    ``stop_below`` stops there (its records end) and is no longer stepped; the others go
+    on. Returns one :class:`~ibcore.quadratic.SGDTrajectory` per run, the one the run has
+    alone, bit for bit (every product is the run's own; the tests hold it to that).
+    """
+    if not len(rngs) or len({len(W0s), len(W_stars), len(rngs)}) > 1:
+        raise ValueError(f"W0s, W_stars and rngs must have the same non-zero length, got "
+                         f"{len(W0s)}, {len(W_stars)} and {len(rngs)}")
+    checked = [_check_sgd_args(W0, W_star, lr, t_max, n_steps, noise, record_every, record_steps, blowup)
+               for W0, W_star in zip(W0s, W_stars)]
+    if len({(W0.shape, W_star.shape) for W0, W_star, *_ in checked}) > 1:
+        raise ValueError(f"every run needs the same shapes, got W0 and W_star shapes "
+                         f"{sorted({(W0.shape, W_star.shape) for W0, W_star, *_ in checked})}")
+    _, _, lr, noise, rec, blowup = checked[0]
+    p, N = checked[0][0].shape
+    p_star = checked[0][1].shape[0]
+    block = _default_block(N) if block is None else positive_int("block", block)
     stop = None if stop_below is None else positive_float("stop_below", stop_below)
-    rng = np.random.default_rng(rng)
-    noise_rng = _noise_stream(rng, noise)
-    p, N = W0.shape
-    p_star = W_star.shape[0]
+    gens = [np.random.default_rng(g) for g in rngs]
+    noise_gens = [_noise_stream(g, noise) for g in gens]
+    runs = len(gens)
     sqrtN = np.sqrt(N)
     coef = 2.0 * lr / p
     sd = np.sqrt(noise)
-    T = W_star @ W_star.T / N
-    WW = np.vstack([W0, W_star])
-    W = WW[:p]
+    WW_all = np.stack([np.vstack([W0, W_star]) for W0, W_star, *_ in checked])  # (runs, p + p_star, N)
+    Ts = [W_star @ W_star.T / N for _, W_star, *_ in checked]
+    T_all = np.stack(Ts)
+    active = np.arange(runs)  # the runs not stopped, stepped on (their weights in WW)
+    WW = WW_all.copy()
+    Q_all, R_all = np.empty((runs, p, p)), np.empty((runs, p, p_star))
+    last = np.full(runs, -1)  # index of a stopped run's last record
     Qs, Rs, done = [], [], []
     pos = 0
-    success = stop is None
     with np.errstate(over="ignore", invalid="ignore"), one_blas_thread():
         for target in rec:
             while pos < target:
                 b = min(block, int(target) - pos)
-                X = rng.standard_normal((b, N))
-                xi = sd * noise_rng.standard_normal(b) if noise_rng is not None else None
+                X = np.empty((active.size, b, N))
+                for k, i in enumerate(active):
+                    gens[i].standard_normal(out=X[k])
+                xi = sd * np.stack([noise_gens[i].standard_normal(b) for i in active]) if noise else None
                 err = _sgd_block(WW, X, xi, coef, p, p_star, sqrtN)
-                if not np.all(np.abs(err) <= blowup):
-                    i = int(np.flatnonzero(~(np.abs(err) <= blowup))[0])
-                    raise _diverged(err[i], pos + 1 + i, blowup, p, lr, N)
+                bad = ~(np.abs(err) <= blowup)
+                if bad.any():  # the earliest step that blew up, in the first run where it did
+                    t = int(np.flatnonzero(bad.any(axis=0))[0])
+                    raise _diverged(err[np.flatnonzero(bad[:, t])[0], t], pos + 1 + t, blowup, p, lr, N)
                 pos += b
-            Q, R = _record(W, W_star, N)
-            Qs.append(Q)
-            Rs.append(R)
+            W = WW[:, :p]
+            Q_all[active] = W @ W.transpose(0, 2, 1) / N
+            R_all[active] = W @ WW[:, p:].transpose(0, 2, 1) / N
+            WW_all[active] = WW
+            Qs.append(Q_all.copy())
+            Rs.append(R_all.copy())
             done.append(pos)
-            if stop is not None and population_risk(Q, R, T, noise=noise) < stop:
-                success = True
-                break
-    return _make_result(done, Qs, Rs, T, W.copy(), lr, noise, success)
+            if stop is not None:
+                below = _risk(Q_all[active], R_all[active], T_all[active], noise) < stop
+                if below.any():
+                    last[active[below]] = len(done) - 1
+                    active, WW = active[~below], WW[~below]
+                if not active.size:
+                    break
+    Q_rec, R_rec = np.stack(Qs, axis=1), np.stack(Rs, axis=1)  # (runs, n_rec, ...)
+    out = []
+    for i in range(runs):
+        end = len(done) if last[i] < 0 else last[i] + 1
+        out.append(_make_result(done[:end], Q_rec[i, :end], R_rec[i, :end], Ts[i], WW_all[i, :p].copy(), lr,
+                                noise, stop is None or last[i] >= 0))
+    return out
 
 
 def _make_result(done, Qs, Rs, T, W, lr, noise, success, *, N=None):

@@ -39,8 +39,9 @@ class Trajectory:
     kind : str
         ``"ode"``, ``"reduced"`` or ``"sgd"``.
     success : bool
-        Whether the run reached its goal: the end of the horizon for the ODEs (a
-        blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
+        Whether the run reached its goal: for the ODEs the end of the horizon, or the
+        level ``stop_below`` of :func:`~ibcore.quadratic.integrate_odes` when one was
+        given (a blow-up raises :class:`~ibcore.DivergenceError` instead); for SGD, see
         :class:`~ibcore.quadratic.SGDTrajectory`.
     message : str
         Why the run stopped, in words.

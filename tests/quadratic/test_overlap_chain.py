@@ -187,14 +187,18 @@ def test_a_wrong_update_is_caught_by_the_run_comparison():
     assert np.max(np.abs(sgd[:, 1:].mean(0) - wrong.mean(0)) / se) > 4
 
 
-def test_a_run_is_the_same_alone_or_in_a_batch_and_stops_on_its_own():
+@pytest.mark.parametrize("noise", [0.0, 0.3])
+def test_a_run_is_the_same_alone_or_in_a_batch_and_stops_on_its_own(noise):
+    """A batch steps only the runs that have not stopped (and draws only for them): the others
+    keep the numbers they have alone, bit for bit, label noise included."""
     N, lr = 100, 0.3
     starts = [q.overlaps(*q.random_init(3, 2, N, rng=s)) for s in range(3)]
-    level = 0.5 * q.plateau_risk(3, 2, lr=lr)
+    level = 0.5 * q.plateau_risk(3, 2, lr=lr, noise=noise)
     together = oc._sgd_overlaps_runs(*zip(*starts), N=N, lr=lr, t_max=12.0, rngs=[5, 6, 7], record_every=10,
-                                     stop_below=level)
+                                     stop_below=level, noise=noise)
     for start, seed, run in zip(starts, [5, 6, 7], together):
-        alone = q.sgd_overlaps(*start, N=N, lr=lr, t_max=12.0, rng=seed, record_every=10, stop_below=level)
+        alone = q.sgd_overlaps(*start, N=N, lr=lr, t_max=12.0, rng=seed, record_every=10, stop_below=level,
+                               noise=noise)
         np.testing.assert_array_equal(run.Q, alone.Q)
         np.testing.assert_array_equal(run.step, alone.step)
         assert run.success and run.risk[-1] < level <= run.risk[-2] and run.W is None

@@ -382,3 +382,50 @@ def test_ode_output_grid_and_symmetric_q():
     traj = q.integrate_odes(Q0, R0, T, lr=0.3, t_max=10.0, t_min=0.5, n_points=5)
     np.testing.assert_allclose(traj.t, [0.0, 0.5, 0.5 * 20 ** (1 / 3), 0.5 * 20 ** (2 / 3), 10.0], rtol=1e-12)
     assert traj.kind == "ode" and np.array_equal(traj.Q, np.swapaxes(traj.Q, 1, 2))
+
+
+@pytest.mark.parametrize("lr, noise, grid", [(None, 0.0, "linear"), (0.4, 0.0, "linear"), (0.4, 0.3, "log")])
+def test_stop_below_gives_the_escape_time_of_the_full_run(lr, noise, grid):
+    """Stopped where the risk falls below half the plateau's, the run is the full run up to the
+    first output time below that level: the samples before it are the full run's, bit for bit
+    (the solver's steps are the same), the last agrees to the tolerances, and so does the
+    escape time; the run stops at the first sample below, not later, at a fraction of the cost."""
+    p, p_star, N, t_max = 4, 2, 10**4, 30.0
+    Q0, R0, T = q.initial_overlaps(p, p_star, N, rng=3)
+    level = 0.5 * q.plateau_risk(p, p_star, lr=lr, noise=noise)
+    kw = dict(lr=lr, noise=noise, t_max=t_max, grid=grid, n_points=601)
+    full = q.integrate_odes(Q0, R0, T, **kw)
+    early = q.integrate_odes(Q0, R0, T, **kw, stop_below=level)
+    n = early.t.size
+    first_below = int(np.flatnonzero(full.risk < level)[0])
+    assert early.success and n == first_below + 1 < full.t.size
+    np.testing.assert_array_equal(early.t, full.t[:n])
+    np.testing.assert_array_equal(early.Q[:-1], full.Q[: n - 1])
+    np.testing.assert_allclose(early.Q[-1], full.Q[n - 1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(early.R[-1], full.R[n - 1], rtol=0, atol=1e-9)
+    assert early.risk[-1] < level <= early.risk[-2]
+    assert np.isfinite(full.escape_time()) and early.escape_time() == pytest.approx(full.escape_time(), abs=1e-9)
+    assert early.nfev < 0.6 * full.nfev
+    assert "fell below stop_below" in early.message
+
+
+def test_stop_below_not_reached_or_reached_at_the_start():
+    """A level never reached leaves the run whole (and says so); a start already below it ends
+    the run at its first output time."""
+    Q0, R0, T = q.initial_overlaps(4, 2, 10**4, rng=3)
+    kw = dict(lr=0.4, t_max=1.0, grid="linear", n_points=21)
+    full = q.integrate_odes(Q0, R0, T, **kw)
+    never = q.integrate_odes(Q0, R0, T, **kw, stop_below=1e-3)
+    assert not never.success and "stayed above stop_below" in never.message
+    np.testing.assert_array_equal(never.t, full.t)
+    np.testing.assert_allclose(never.Q, full.Q, rtol=0, atol=1e-12)
+    at_once = q.integrate_odes(Q0, R0, T, **kw, stop_below=2 * full.risk[0])
+    assert at_once.success and at_once.t.tolist() == [0.0]
+    np.testing.assert_array_equal(at_once.Q[0], Q0)
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, float("nan"), "0.1", True])
+def test_stop_below_is_checked(bad):
+    Q0, R0, T = q.initial_overlaps(4, 2, 10**4, rng=3)
+    with pytest.raises(ValueError, match=r"^stop_below must be a positive finite number, got "):
+        q.integrate_odes(Q0, R0, T, t_max=1.0, stop_below=bad)

@@ -271,3 +271,26 @@ def test_default_block_is_the_largest_within_the_cache_budget():
         assert isinstance(b, int) and 4 <= b <= 16
         assert b == 4 or b * N * 8 <= 640_000
         assert b == 16 or (b + 1) * N * 8 > 640_000
+
+
+@pytest.mark.parametrize("noise, stop", [(0.0, None), (0.4, 0.6)])
+def test_runs_stepped_together_are_the_runs_alone(noise, stop):
+    """SGD on the weights of several runs stepped together (the snapshot trial's batch) gives each
+    run the numbers it has alone, bit for bit, label noise included; a run that reaches stop_below
+    stops there while the others go on."""
+    from ibcore.quadratic.sgd import _sgd_one_pass_runs
+
+    starts = [tuple(q.random_init(3, 2, 80, informative=0.3, rng=s)) for s in range(3)]
+    kw = dict(lr=0.3, n_steps=700, record_every=50, noise=noise, stop_below=stop)
+    together = _sgd_one_pass_runs(*zip(*starts), rngs=[7, 8, 9], **kw)
+    for (W0, W_star), seed, run in zip(starts, [7, 8, 9], together):
+        alone = q.sgd_one_pass(W0, W_star, rng=seed, **kw)
+        np.testing.assert_array_equal(run.step, alone.step)
+        np.testing.assert_array_equal(run.Q, alone.Q)
+        np.testing.assert_array_equal(run.R, alone.R)
+        np.testing.assert_array_equal(run.W, alone.W)
+        assert run.success == alone.success
+    if stop is not None:
+        assert len({run.n_steps for run in together}) > 1, "the runs stopped at different steps"
+    with pytest.raises(ValueError, match="same non-zero length"):
+        _sgd_one_pass_runs([starts[0][0]], [starts[0][1]] * 2, rngs=[1], **kw)

@@ -15,7 +15,7 @@ from ..._result import result
 from ...quadratic.clock import sgd_steps
 from ...quadratic.odes import integrate_odes
 from ...quadratic.order_parameters import _validated_sizes
-from ...quadratic.overlap_chain import _runs_from_random_init
+from ...quadratic.overlap_chain import _BATCH_RUNS, _runs_from_random_init
 from ...quadratic.sgd import SGDTrajectory
 from ...quadratic.trajectory import Trajectory
 from ...validation import nonnegative_float, positive_float, positive_int
@@ -199,6 +199,7 @@ def _sgd_ode_gap_runs(*, p, p_star, N, lr, t_max=1.5, informative=0.3, q0=1.0, n
 
 
 sgd_ode_gap_trial.batch = _sgd_ode_gap_runs
+sgd_ode_gap_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
 
 
 def plateau_norm_trial(*, p, p_star, N, lr, window=(0.75, 1.5), q0=1.0, rng=None):
@@ -264,3 +265,4 @@ def _plateau_norm_runs(*, p, p_star, N, lr, window=(0.75, 1.5), q0=1.0, rngs):
 
 
 plateau_norm_trial.batch = _plateau_norm_runs
+plateau_norm_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker

@@ -30,7 +30,7 @@ import numpy as np
 from ...quadratic.initialisation import initial_overlaps, random_init
 from ...quadratic.odes import integrate_odes
 from ...quadratic.order_parameters import _validated_sizes, overlaps
-from ...quadratic.overlap_chain import _runs_from_random_init
+from ...quadratic.overlap_chain import _BATCH_RUNS, _runs_from_random_init
 from ...quadratic.phases import _escape_level, plateau_risk
 from ...quadratic.reduced import reduced_escape_time
 from ...quadratic.symmetry import conserved_frame
@@ -111,7 +111,9 @@ def sgd_escape_time_trial(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     The SGD risk is recorded ten times per unit of steps/N and the run stops
     once it is below ``fraction`` × the (γ²-lifted) plateau risk. The ODE
     (with the γ² term) starts from the run's exact finite-N
-    :math:`(Q(0), R(0))` and is sampled 20 times per unit of :math:`t'`.
+    :math:`(Q(0), R(0))`, is sampled 20 times per unit of :math:`t'` and stops
+    at the same level (``stop_below`` of :func:`~ibcore.quadratic.integrate_odes`):
+    the escape times need nothing later.
 
     Parameters
     ----------
@@ -150,13 +152,14 @@ def _sgd_escape_time_runs(*, p, p_star, N, lr, q0=1.0, fraction=0.5, t_max=None,
     t_max = p_star * np.log(N) + 10.0 if t_max is None else positive_float("t_max", t_max)
     starts, runs = _runs_from_random_init(p, p_star, N, q0=q0, informative=0.0, rngs=rngs, lr=lr, t_max=t_max,
                                           record_every=max(1, N // 10), stop_below=level)
-    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1)
-            for start in starts]
+    odes = [integrate_odes(*start, lr=lr, t_max=t_max, grid="linear", n_points=int(20 * t_max) + 1,
+                           stop_below=level) for start in starts]
     return [{"t_esc_sgd": run.escape_time(fraction), "t_esc_ode": ode.escape_time(fraction)}
             for run, ode in zip(runs, odes)]
 
 
 sgd_escape_time_trial.batch = _sgd_escape_time_runs
+sgd_escape_time_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
 
 
 def sgd_frame_drift_trial(*, p, p_star, N, lr, t_max=4.0, informative=0.0, q0=1.0, rng=None):
@@ -247,6 +250,7 @@ def _frame_drift_record(run, ode, N, q0):
 
 
 sgd_frame_drift_trial.batch = _frame_drift_runs
+sgd_frame_drift_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
 
 
 def ode_frame_drift_trial(*, p, p_star, N, lr=None, t_max=6.0, informative=0.0, q0=1.0, rng=None):

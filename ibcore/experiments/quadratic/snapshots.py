@@ -15,8 +15,8 @@ import numpy as np
 from ...quadratic.clock import sgd_steps
 from ...quadratic.initialisation import random_init
 from ...quadratic.order_parameters import _validated_sizes, overlaps
-from ...quadratic.overlap_chain import _sgd_overlaps_runs
-from ...quadratic.sgd import sgd_one_pass
+from ...quadratic.overlap_chain import _BATCH_RUNS, _sgd_overlaps_runs
+from ...quadratic.sgd import _sgd_one_pass_runs
 from ...validation import positive_int
 
 __all__ = ["sgd_snapshot_trial"]
@@ -74,8 +74,8 @@ def sgd_snapshot_trial(*, p, p_star, N, lr, t_max, n_records=3, noise=0.0, infor
     -----
     ``sgd_snapshot_trial.batch(..., rngs=[...])`` takes the same arguments with a list of
     generators in place of ``rng`` and returns the record of each, the same as one call each,
-    bit for bit: the runs on the overlaps stepped together, the runs on the weights one after
-    the other. :func:`ibcore.sweep.sweep` uses it.
+    bit for bit: the runs stepped together, on the overlaps or on the weights.
+    :func:`ibcore.sweep.sweep` uses it.
 
     Examples
     --------
@@ -111,7 +111,7 @@ def _sgd_snapshot_runs(*, p, p_star, N, lr, t_max, n_records=3, noise=0.0, infor
     W0, W_star = random_init(p, p_star, N, q0=q0, informative=informative, rng=start)
     kw = dict(lr=lr, n_steps=n_steps, record_steps=at, noise=noise)
     if simulator == "weights":
-        runs = [sgd_one_pass(W0, W_star, rng=rng, **kw) for rng in rngs]
+        runs = _sgd_one_pass_runs([W0] * len(rngs), [W_star] * len(rngs), rngs=rngs, **kw)
     else:
         Q0, R0, T = overlaps(W0, W_star)
         runs = _sgd_overlaps_runs([Q0] * len(rngs), [R0] * len(rngs), [T] * len(rngs), N=N, rngs=rngs,
@@ -126,3 +126,4 @@ def _sgd_snapshot_runs(*, p, p_star, N, lr, t_max, n_records=3, noise=0.0, infor
 
 
 sgd_snapshot_trial.batch = _sgd_snapshot_runs
+sgd_snapshot_trial.batch_size = _BATCH_RUNS  # the runs of a point in one batch per worker
