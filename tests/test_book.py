@@ -279,3 +279,15 @@ def test_an_edition_config_outside_the_root_shares_the_execution_cache(edition, 
     assert config["title"].endswith(nbtools.STUDENT_TITLE_SUFFIX) == student
     with pytest.raises(ValueError, match="edition"):
         nbtools.edition_config("teacher", tmp_path / "c.yml")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=IDS)
+def test_text_pasted_with_glue_md_is_glued_as_text(path):
+    """``{glue:md}`key``` renders only text/markdown: a key glued by a bare ``glue(key, "...")``
+    (a plain str has no Markdown form) stops the strict build; glue_text/glue_estimate give it."""
+    source = path.read_text(encoding="utf-8")
+    pasted = set(re.findall(r"\{glue:md\}`([\w-]+)(?::myst)?`", source))
+    bare = set(re.findall(r"(?<![\w.])glue\(\s*[\"']([\w-]+)[\"']", source))
+    as_text = set(re.findall(r"glue_(?:text|estimate)\(\s*[\"']([\w-]+)[\"']", source))
+    wrong = sorted(pasted & bare - as_text)
+    assert not wrong, f"{path.name}: pasted with {{glue:md}} but glued with bare glue(): {wrong}"
