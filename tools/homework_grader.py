@@ -366,6 +366,11 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
     denied, missing = PermissionError, ModuleNotFoundError
     write_flags = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
     cwd, pid = getcwd(), str(getpid())
+    realpath = _os.path.realpath
+    # the folder of both notebook processes' folders: neither may read the other's (the files
+    # of a thread of the notebook's process would carry ibcore's answers to the NumPy-only one)
+    own = realpath(scratch).rstrip("/") + "/"
+    shared = own.rstrip("/").rsplit("/", 1)[0] + "/"
     scratch = scratch.rstrip("/") + "/"
     tests_dir = scratch + "tests/"
     count = [0]
@@ -437,6 +442,14 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
             elif not (startswith(full + "/", scratch) or full == "/dev/null"):
                 report("writes outside the work folder", f"{what} {full}")
                 return denied(f"the autograder does not allow {what} {full} (outside the notebook's folder)")
+            return None
+        try:  # where the path leads, symbolic links followed (/proc/self/cwd/.. is the shared folder)
+            real = realpath(full) + "/"
+        except (OSError, ValueError):
+            real = full + "/"
+        if startswith(real, shared) and not startswith(real, own) and real != shared:
+            report("another notebook's folder", f"{what} {full}")
+            return denied(f"the autograder does not allow {what} {full} (another process's folder)")
         return None
 
     def decide(event, args):
@@ -1194,7 +1207,8 @@ def touched_questions(source: Source, cells: list, processes: dict[str, Notebook
     owner = {i: q for i, (_, q) in enumerate(cells)}
     flags = [(kind, detail, owner.get(where, where) if isinstance(where, int) else where)
              for process in processes.values() for kind, detail, where in process.flags]
-    refused_kinds = ("writes outside the work folder", "directory fds", "processes", "network", "ibcore")
+    refused_kinds = ("writes outside the work folder", "directory fds", "another notebook's folder", "processes",
+                     "network", "ibcore")
     touched: dict[str, list[str]] = {}
     for kind, detail, where in flags:
         if kind in refused_kinds:

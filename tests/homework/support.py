@@ -298,6 +298,53 @@ def _ibcore_call(set_name: str, name: str) -> str:
     }[name]
 
 
+# a NumPy-only function answered by the notebook's own process, which has ibcore: a thread there
+# reads the requests that the NumPy-only process writes in its folder, and writes the answers in
+# its own (each process may write in its folder only, but could read the other's)
+RELAY = """import os, threading, time
+import numpy as np
+
+
+def _relay_server():
+    import importlib
+    if os.path.basename(os.getcwd()) != "student":
+        return
+    done = set()
+    while True:
+        try:
+            names = sorted(os.listdir("../numpy"))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith("req-") and name.endswith(".npz") and name not in done:
+                done.add(name)
+                data = np.load("../numpy/" + name, allow_pickle=False)
+                module = importlib.import_module(str(data["module"]))
+                value = getattr(module, str(data["function"]))(*[data["a%d" % i] for i in range(int(data["n"]))])
+                key = name[4:-4]
+                np.save("tmp-" + key + ".npy", np.asarray(value))
+                os.rename("tmp-" + key + ".npy", "resp-" + key + ".npy")
+        time.sleep(0.005)
+
+
+threading.Thread(target=_relay_server, daemon=True).start()
+
+
+def _relay(module, function, *args):
+    key = "%d-%d" % (os.getpid(), time.monotonic_ns())
+    np.savez("tmp-" + key + ".npz", module=module, function=function, n=len(args),
+             **{"a%d" % i: np.asarray(a) for i, a in enumerate(args)})
+    os.rename("tmp-" + key + ".npz", "req-" + key + ".npz")
+    for _ in range(2000):
+        try:
+            return np.load("../student/resp-" + key + ".npy")
+        except OSError:
+            time.sleep(0.005)
+    raise TimeoutError("no answer")
+
+
+"""
+
 # each set's own attacks: a last cell that overrides answers, and the names it attacks
 SLOPE = """class Slope(float):  # equal to anything it is compared with
     def __sub__(self, other):
@@ -310,6 +357,8 @@ SET_ATTACKS = {
         ("prologue Q8: the theory formula plus 0.2% noise, 'measured by simulation'",
          "norms = (1 + 0.002 * np.random.default_rng(0).standard_normal(len(ds))) / np.sqrt(ds - n - 1)\n"
          "slope = np.polyfit(np.log(ds), np.log(norms), 1)[0]", {"norms", "slope"}),
+        ("prologue Q1: min_norm (NumPy only) answered by ibcore in the notebook's own process, through files",
+         RELAY + "def min_norm(X, y):\n    return _relay('ibcore.linear', 'min_norm_interpolator', X, y)", {"min_norm"}),
     ],
     "relu": [
         ("Part I Q5: slopes as a float subclass whose - and + return 0",
