@@ -140,7 +140,9 @@ class Attack:
     """A submission that tries to score without the work: the test cases that read any of the
     ``attacked`` names (or every test, for ``ALL``) must fail, the grader must flag the tampering
     (``flagged``: a word of the Integrity entry) when there is some, and, in an attack on the
-    instructor notebook, a question that the attack does not touch keeps full marks."""
+    instructor notebook, a question that the attack does not touch keeps full marks. ``spared``:
+    the public tests that an attack passes by construction (a table of their fixed inputs'
+    answers), for which the question's hidden tests must make up."""
 
     name: str
     notebook: nbformat.NotebookNode
@@ -148,6 +150,7 @@ class Attack:
     flagged: str = ""
     no_leak: bool = False  # no hidden-test line may appear in what the student sees
     extra: dict = field(default_factory=dict)
+    spared: set[str] = field(default_factory=set)  # tests that the attack passes by construction
 
 
 # the test files rewritten so that every case returns at once, before its checks (4 lines)
@@ -345,7 +348,8 @@ def _relay(module, function, *args):
 
 """
 
-# each set's own attacks: a last cell that overrides answers, and the names it attacks
+# each set's own attacks: a last cell that overrides answers, and the names it attacks (and, for
+# a table of the public tests' answers, the public tests that it passes by construction)
 SLOPE = """class Slope(float):  # equal to anything it is compared with
     def __sub__(self, other):
         return 0.0
@@ -359,6 +363,11 @@ SET_ATTACKS = {
          "slope = np.polyfit(np.log(ds), np.log(norms), 1)[0]", {"norms", "slope"}),
         ("prologue Q1: min_norm (NumPy only) answered by ibcore in the notebook's own process, through files",
          RELAY + "def min_norm(X, y):\n    return _relay('ibcore.linear', 'min_norm_interpolator', X, y)", {"min_norm"}),
+        ("prologue Q7: fitted_rate as a table of the public test's two rates (by the length of dist)",
+         "def fitted_rate(dist):\n    return float({301: 0.95, 201: 0.9}.get(len(dist), 0.9))", {"fitted_rate"},
+         {"test_q7_fitted_rate"}),
+        ("prologue Q7: fitted_rate as the ratio of the last two distances",
+         "def fitted_rate(dist):\n    return float(dist[-1] / dist[-2])", {"fitted_rate"}, {"test_q7_fitted_rate"}),
     ],
     "relu": [
         ("Part I Q5: slopes as a float subclass whose - and + return 0",
@@ -399,8 +408,9 @@ def attacks(built: Path, pset: hw.ProblemSet) -> list[Attack]:
                       replace_function(nb, first.name, LEAK.format(name=first.numpy_only[0]).replace(
                           "*args, **kwargs", _function_source(nb, first.name, first.numpy_only[0]).split("(", 1)[1].split(")")[0])),
                       {first.numpy_only[0]}, no_leak=True))
-    for name, cell, attacked in SET_ATTACKS[pset.name]:
-        out.append(Attack(name, with_cells(nb, [cell], after_setup=False), attacked))
+    for name, cell, attacked, *spared in SET_ATTACKS[pset.name]:
+        out.append(Attack(name, with_cells(nb, [cell], after_setup=False), attacked,
+                          spared=spared[0] if spared else set()))
     return out
 
 
@@ -425,7 +435,7 @@ def attack_failures(pset: hw.ProblemSet, attack: Attack, results: dict) -> list[
             if score != 0:
                 gained.append(f"{q.name} scores {score:g}")
             continue
-        hit = [test for test in q.test_args if set(q.test_args[test]) & attack.attacked]
+        hit = [test for test in q.test_args if set(q.test_args[test]) & attack.attacked and test not in attack.spared]
         for test, passed in case_results(q, output).items():
             if passed and test in hit:
                 gained.append(f"{q.name}: {test} passed")
