@@ -21,7 +21,8 @@ the tests, the grading data or the grader:
 
 Both children install an audit hook (PEP 578, which no later code can remove) before any
 submitted code runs. It refuses to read the grader's files, to write outside the work folder, to
-start a process, to use ctypes, the network or another process's memory, and it reports to the
+open a directory (a descriptor that ``dir_fd`` arguments would resolve paths against, out of the
+hook's sight), to start a process, to use ctypes, the network or another process's memory, and it reports to the
 grader every such attempt and every change of the profiler or of otter's classes; the grader
 also compares the test files of the work folder before and after. A question touched by one of
 these scores 0, and the course staff see why (the entry "Integrity", hidden from students).
@@ -355,13 +356,21 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
     import os as _os
     import sys as _sys
 
+    import stat as _stat
+
     write, stat, getpid, getcwd, getframe = _os.write, _os.stat, _os.getpid, _os.getcwd, _sys._getframe
+    is_dir_mode = _stat.S_ISDIR
     startswith, str_split, str_join, encode = str.startswith, str.split, str.join, str.encode
     str_type, bytes_type, int_type, type_of, len_of = str, bytes, int, type, len
     decode = bytes.decode
     denied, missing = PermissionError, ModuleNotFoundError
     write_flags = _os.O_WRONLY | _os.O_RDWR | _os.O_CREAT | _os.O_TRUNC | _os.O_APPEND
     cwd, pid = getcwd(), str(getpid())
+    realpath = _os.path.realpath
+    # the folder of both notebook processes' folders: neither may read the other's (the files
+    # of a thread of the notebook's process would carry ibcore's answers to the NumPy-only one)
+    own = realpath(scratch).rstrip("/") + "/"
+    shared = own.rstrip("/").rsplit("/", 1)[0] + "/"
     scratch = scratch.rstrip("/") + "/"
     tests_dir = scratch + "tests/"
     count = [0]
@@ -408,6 +417,12 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
             return False
         return (info.st_dev, info.st_ino) in protected
 
+    def is_directory(path):
+        try:
+            return is_dir_mode(stat(path).st_mode)
+        except (OSError, ValueError):
+            return False
+
     def check_path(path, writing, what):
         full = absolute(path)
         if full is None:
@@ -427,6 +442,14 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
             elif not (startswith(full + "/", scratch) or full == "/dev/null"):
                 report("writes outside the work folder", f"{what} {full}")
                 return denied(f"the autograder does not allow {what} {full} (outside the notebook's folder)")
+            return None
+        try:  # where the path leads, symbolic links followed (/proc/self/cwd/.. is the shared folder)
+            real = realpath(full) + "/"
+        except (OSError, ValueError):
+            real = full + "/"
+        if startswith(real, shared) and not startswith(real, own) and real != shared:
+            report("another notebook's folder", f"{what} {full}")
+            return denied(f"the autograder does not allow {what} {full} (another process's folder)")
         return None
 
     def decide(event, args):
@@ -441,7 +464,15 @@ def _guard(flag_fd: int, scratch: str, protected: frozenset, block_ibcore: bool)
             path, mode, flags = args
             writing = (type_of(mode) is str_type and any(c in mode for c in "wax+")) or (
                 type_of(flags) is int_type and flags & write_flags != 0 and mode is None)
-            return check_path(path, writing, "writing" if writing else "reading")
+            refusal = check_path(path, writing, "writing" if writing else "reading")
+            if refusal is None and (full := absolute(path)) is not None and is_directory(full):
+                # no file descriptor of a directory: the event does not show the dir_fd that a
+                # later os.open(path, dir_fd=...) would resolve its path against, so that a
+                # relative path there could read or write anything while this hook checked a
+                # path in the notebook's folder
+                report("directory fds", full)
+                return denied(f"the autograder does not allow opening the directory {full}")
+            return refusal
         if event in paths:
             for item in args[:2]:
                 if type_of(item) in (str_type, bytes_type):
@@ -1176,7 +1207,8 @@ def touched_questions(source: Source, cells: list, processes: dict[str, Notebook
     owner = {i: q for i, (_, q) in enumerate(cells)}
     flags = [(kind, detail, owner.get(where, where) if isinstance(where, int) else where)
              for process in processes.values() for kind, detail, where in process.flags]
-    refused_kinds = ("writes outside the work folder", "processes", "network", "ibcore")
+    refused_kinds = ("writes outside the work folder", "directory fds", "another notebook's folder", "processes",
+                     "network", "ibcore")
     touched: dict[str, list[str]] = {}
     for kind, detail, where in flags:
         if kind in refused_kinds:

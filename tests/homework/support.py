@@ -140,7 +140,9 @@ class Attack:
     """A submission that tries to score without the work: the test cases that read any of the
     ``attacked`` names (or every test, for ``ALL``) must fail, the grader must flag the tampering
     (``flagged``: a word of the Integrity entry) when there is some, and, in an attack on the
-    instructor notebook, a question that the attack does not touch keeps full marks."""
+    instructor notebook, a question that the attack does not touch keeps full marks. ``spared``:
+    the public tests that an attack passes by construction (a table of their fixed inputs'
+    answers), for which the question's hidden tests must make up."""
 
     name: str
     notebook: nbformat.NotebookNode
@@ -148,6 +150,7 @@ class Attack:
     flagged: str = ""
     no_leak: bool = False  # no hidden-test line may appear in what the student sees
     extra: dict = field(default_factory=dict)
+    spared: set[str] = field(default_factory=set)  # tests that the attack passes by construction
 
 
 # the test files rewritten so that every case returns at once, before its checks (4 lines)
@@ -203,10 +206,45 @@ LEAK = """def {name}(*args, **kwargs):
     raise RuntimeError("\\n".join(found))"""
 
 
+# ibcore's files read through a directory's descriptor (``os.open(path, dir_fd=...)``: the audit
+# event shows the relative path only) and imported under another name, which the import hook
+# does not block
+IBCORE_COPY = """    import importlib.abc, importlib.util, os, sys
+    root = os.open("/", os.O_RDONLY)
+    base = next(p for p in sys.path if os.path.exists(os.path.join(p, "ibcore", "__init__.py"))) + "/ibcore"
+
+    def read(path):
+        fd = os.open(path.lstrip("/"), os.O_RDONLY, dir_fd=root)
+        try:
+            return b"".join(iter(lambda: os.read(fd, 1 << 16), b""))
+        finally:
+            os.close(fd)
+
+    class Copy(importlib.abc.Loader):
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            exec(compile(read(module.__file__), module.__file__, "exec"), module.__dict__)
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] != "ibcopy":
+                return None
+            folder = os.path.join(base, *name.split(".")[1:])
+            if os.path.exists(os.path.join(folder, "__init__.py")):
+                return importlib.util.spec_from_file_location(name, os.path.join(folder, "__init__.py"), loader=Copy(),
+                                                              submodule_search_locations=[folder])
+            return importlib.util.spec_from_file_location(name, folder + ".py", loader=Copy())
+
+    sys.meta_path.insert(0, Finder())
+    return {call}"""
+
+
 def _numpy_only_attacks(nb, pset: hw.ProblemSet) -> list[Attack]:
     """A NumPy-only function that calls ibcore anyway: after switching the profiler off, from
-    a thread, and with ``ibcore.__file__`` changed (each on the set's NumPy-only functions in
-    turn)."""
+    a thread, with ``ibcore.__file__`` changed, and with ibcore's files read through a
+    directory's descriptor (each on the set's NumPy-only functions in turn)."""
     functions = [(q, name) for q in pset.autograded for name in q.numpy_only]
     instructor_source = {name: _function_source(nb, q.name, name) for q, name in functions}
 
@@ -219,12 +257,16 @@ def _numpy_only_attacks(nb, pset: hw.ProblemSet) -> list[Attack]:
         "thread": ("    import threading\n    out = []\n    thread = threading.Thread(target=lambda: out.append({call}))\n"
                    "    thread.start()\n    thread.join()\n    return out[0]"),
         "ibcore.__file__": "    import ibcore\n    ibcore.__file__ = '/nowhere/__init__.py'\n    return {call}",
+        "ibcore's files through a directory fd": IBCORE_COPY,
     }
     attacks = []
     for k, (trick, body) in enumerate(tricks.items()):
         q, name = functions[k % len(functions)]
+        if body is IBCORE_COPY:  # a function whose answer ibcore computes, under its other name
+            q, name = next((q, n) for q, n in functions if "__import__('ibcore." in _ibcore_call(pset.name, n))
+        source = calling_ibcore(name, body).replace("'ibcore.", "'ibcopy." if body is IBCORE_COPY else "'ibcore.")
         attacks.append(Attack(f"NumPy only, {trick} ({name})",
-                              replace_function(nb, q.name, calling_ibcore(name, body)), {name},
+                              replace_function(nb, q.name, source), {name},
                               flagged="profiler" if trick == "profiler off" else ""))
     return attacks
 
@@ -259,7 +301,55 @@ def _ibcore_call(set_name: str, name: str) -> str:
     }[name]
 
 
-# each set's own attacks: a last cell that overrides answers, and the names it attacks
+# a NumPy-only function answered by the notebook's own process, which has ibcore: a thread there
+# reads the requests that the NumPy-only process writes in its folder, and writes the answers in
+# its own (each process may write in its folder only, but could read the other's)
+RELAY = """import os, threading, time
+import numpy as np
+
+
+def _relay_server():
+    import importlib
+    if os.path.basename(os.getcwd()) != "student":
+        return
+    done = set()
+    while True:
+        try:
+            names = sorted(os.listdir("../numpy"))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith("req-") and name.endswith(".npz") and name not in done:
+                done.add(name)
+                data = np.load("../numpy/" + name, allow_pickle=False)
+                module = importlib.import_module(str(data["module"]))
+                value = getattr(module, str(data["function"]))(*[data["a%d" % i] for i in range(int(data["n"]))])
+                key = name[4:-4]
+                np.save("tmp-" + key + ".npy", np.asarray(value))
+                os.rename("tmp-" + key + ".npy", "resp-" + key + ".npy")
+        time.sleep(0.005)
+
+
+threading.Thread(target=_relay_server, daemon=True).start()
+
+
+def _relay(module, function, *args):
+    key = "%d-%d" % (os.getpid(), time.monotonic_ns())
+    np.savez("tmp-" + key + ".npz", module=module, function=function, n=len(args),
+             **{"a%d" % i: np.asarray(a) for i, a in enumerate(args)})
+    os.rename("tmp-" + key + ".npz", "req-" + key + ".npz")
+    for _ in range(2000):
+        try:
+            return np.load("../student/resp-" + key + ".npy")
+        except OSError:
+            time.sleep(0.005)
+    raise TimeoutError("no answer")
+
+
+"""
+
+# each set's own attacks: a last cell that overrides answers, and the names it attacks (and, for
+# a table of the public tests' answers, the public tests that it passes by construction)
 SLOPE = """class Slope(float):  # equal to anything it is compared with
     def __sub__(self, other):
         return 0.0
@@ -271,6 +361,13 @@ SET_ATTACKS = {
         ("prologue Q8: the theory formula plus 0.2% noise, 'measured by simulation'",
          "norms = (1 + 0.002 * np.random.default_rng(0).standard_normal(len(ds))) / np.sqrt(ds - n - 1)\n"
          "slope = np.polyfit(np.log(ds), np.log(norms), 1)[0]", {"norms", "slope"}),
+        ("prologue Q1: min_norm (NumPy only) answered by ibcore in the notebook's own process, through files",
+         RELAY + "def min_norm(X, y):\n    return _relay('ibcore.linear', 'min_norm_interpolator', X, y)", {"min_norm"}),
+        ("prologue Q7: fitted_rate as a table of the public test's two rates (by the length of dist)",
+         "def fitted_rate(dist):\n    return float({301: 0.95, 201: 0.9}.get(len(dist), 0.9))", {"fitted_rate"},
+         {"test_q7_fitted_rate"}),
+        ("prologue Q7: fitted_rate as the ratio of the last two distances",
+         "def fitted_rate(dist):\n    return float(dist[-1] / dist[-2])", {"fitted_rate"}, {"test_q7_fitted_rate"}),
     ],
     "relu": [
         ("Part I Q5: slopes as a float subclass whose - and + return 0",
@@ -311,8 +408,9 @@ def attacks(built: Path, pset: hw.ProblemSet) -> list[Attack]:
                       replace_function(nb, first.name, LEAK.format(name=first.numpy_only[0]).replace(
                           "*args, **kwargs", _function_source(nb, first.name, first.numpy_only[0]).split("(", 1)[1].split(")")[0])),
                       {first.numpy_only[0]}, no_leak=True))
-    for name, cell, attacked in SET_ATTACKS[pset.name]:
-        out.append(Attack(name, with_cells(nb, [cell], after_setup=False), attacked))
+    for name, cell, attacked, *spared in SET_ATTACKS[pset.name]:
+        out.append(Attack(name, with_cells(nb, [cell], after_setup=False), attacked,
+                          spared=spared[0] if spared else set()))
     return out
 
 
@@ -337,7 +435,7 @@ def attack_failures(pset: hw.ProblemSet, attack: Attack, results: dict) -> list[
             if score != 0:
                 gained.append(f"{q.name} scores {score:g}")
             continue
-        hit = [test for test in q.test_args if set(q.test_args[test]) & attack.attacked]
+        hit = [test for test in q.test_args if set(q.test_args[test]) & attack.attacked and test not in attack.spared]
         for test, passed in case_results(q, output).items():
             if passed and test in hit:
                 gained.append(f"{q.name}: {test} passed")

@@ -331,8 +331,8 @@ def test_another_sets_notebook_or_a_broken_file_is_refused_clearly(built, tmp_pa
 
 def test_a_notebook_process_cannot_read_the_graders_files(tmp_path):
     """The audit hook refuses, and reports, reading a protected file (the grader's) or another
-    process's memory, writing outside the notebook's folder and starting a process; writing a
-    test file is allowed and reported."""
+    process's memory, writing outside the notebook's folder, starting a process and opening a
+    directory; writing a test file is allowed and reported."""
     secret = tmp_path / "secret.py"
     secret.write_text("hidden = 1")
     scratch = tmp_path / "work"
@@ -341,16 +341,19 @@ def test_a_notebook_process_cannot_read_the_graders_files(tmp_path):
     try:
         cells = [f"open({str(secret)!r}).read()", "open(f'/proc/{__import__(\"os\").getppid()}/cmdline').read()",
                  f"open({str(tmp_path / 'out.txt')!r}, 'w')", "__import__('subprocess').run(['true'])",
-                 "open('tests/q1.py', 'w').write('x = 1')", "import ctypes; ctypes.CDLL(None).getpid()"]
+                 "open('tests/q1.py', 'w').write('x = 1')", "import ctypes; ctypes.CDLL(None).getpid()",
+                 # a directory's descriptor, against which os.open(relative path, dir_fd=...) would
+                 # resolve a path that the hook sees in the notebook's folder
+                 f"import os; os.open({str(secret.name)!r}, os.O_RDONLY, dir_fd=os.open({str(tmp_path)!r}, os.O_RDONLY))"]
         errors = [process.run(i, source, 30) for i, source in enumerate(cells)]
-        assert [e[0] if e else None for e in errors] == ["PermissionError"] * 4 + [None, "PermissionError"]
+        assert [e[0] if e else None for e in errors] == ["PermissionError"] * 4 + [None] + ["PermissionError"] * 2
         assert process.value("x") is None  # a missing name
     finally:
         process.close()
     kinds = [kind for kind, _, _ in process.flags]
     assert kinds == ["grader's files", "another process", "writes outside the work folder", "processes",
-                     "test files", "ctypes"], process.flags
-    assert [where for _, _, where in process.flags] == [0, 1, 2, 3, 4, 5]
+                     "test files", "ctypes", "directory fds"], process.flags
+    assert [where for _, _, where in process.flags] == [0, 1, 2, 3, 4, 5, 6]
 
 
 def test_a_function_that_never_returns_costs_its_own_tests(built, tmp_path):

@@ -3,7 +3,7 @@ from otter.test_files import test_case
 OK_FORMAT = False
 
 name = "q7"
-points = 3
+points = 4
 
 @test_case(points=1, hidden=False)
 def test_q7_distances(gd_distances):
