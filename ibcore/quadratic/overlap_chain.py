@@ -66,7 +66,7 @@ import numpy as np
 from ..validation import positive_float, positive_int
 from .initialisation import random_init
 from .order_parameters import _validated_overlaps, overlaps, population_risk
-from .sgd import _check_run_args, _diverged, _make_result, _noise_stream
+from .sgd import _BLOWUP, _check_run_args, _diverged, _make_result, _noise_stream
 
 __all__ = ["sgd_overlaps"]
 
@@ -76,7 +76,7 @@ _BLOCK = 256
 
 
 def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, record_every=None,
-                 record_steps=None, noise=0.0, stop_below=None, blowup=1e6):
+                 record_steps=None, noise=0.0, stop_below=None, blowup=_BLOWUP):
     """Run one-pass SGD on the overlaps alone, exact in law (module docstring).
 
     Parameters
@@ -121,7 +121,7 @@ def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, r
 
 
 def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, record_every=None,
-                       record_steps=None, noise=0.0, stop_below=None, blowup=1e6, _squared_norm="exact"):
+                       record_steps=None, noise=0.0, stop_below=None, blowup=_BLOWUP, _squared_norm="exact"):
     """:func:`sgd_overlaps` for each ``(Q0s[r], R0s[r], Ts[r], rngs[r])``, the runs stepped together.
 
     The runs share the Python work of each step; each run's trajectory is the one it has

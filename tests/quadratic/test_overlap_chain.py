@@ -242,22 +242,68 @@ def test_records_clock_and_noise_floor():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(N=5), "N must be at least p \\+ p_star = 6"),
-    (dict(N=0), "N"),
-    (dict(lr=0.0), "lr"),
-    (dict(t_max=None), "t_max"),
-    (dict(Q0=np.ones((4, 3))), "Q0"),
-    (dict(Q0=np.array([[1.0, 0.5], [0.0, 1.0]]), R0=np.zeros((2, 2))), "Q0"),
-    (dict(R0=np.zeros((3, 2))), "R0"),
-    (dict(stop_below=-1.0), "stop_below"),
+    (dict(N=5), r"^N must be at least p \+ p_star = 6"),
+    (dict(N=0), r"^N\b"),
+    (dict(lr=0.0), r"^lr\b"),
+    (dict(t_max=None), r"^t_max\b"),
+    (dict(Q0=np.ones((4, 3))), r"^Q0\b"),
+    (dict(Q0=np.array([[1.0, 0.5], [0.0, 1.0]]), R0=np.zeros((2, 2))), r"^Q0\b"),
+    (dict(Q0=np.full((4, 4), np.nan)), r"^Q0\b"),
+    # one start per call: a leading time axis is refused, not taken for a batch
+    (dict(Q0=np.stack([np.eye(4)] * 2), R0=np.zeros((2, 4, 2))), r"^Q0\b"),
+    (dict(R0=np.zeros((3, 2))), r"^R0\b"),
+    (dict(R0=np.full((4, 2), np.inf)), r"^R0\b"),
+    (dict(T=np.array([[1.0, np.nan], [0.0, 1.0]])), r"^T\b"),
+    (dict(T=np.array([[1.0, 0.5], [0.0, 1.0]])), r"^T\b"),
+    (dict(stop_below=-1.0), r"^stop_below\b"),
+    (dict(blowup=0.0), r"^blowup\b"),
 ])
 def test_bad_arguments_name_themselves(kwargs, match):
+    """Each bad argument is refused by a ValueError whose message starts with its name."""
     args = dict(Q0=np.eye(4), R0=np.zeros((4, 2)), N=100, lr=0.4, t_max=1.0, rng=0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         q.sgd_overlaps(args.pop("Q0"), args.pop("R0"), **args)
     with pytest.raises(ValueError, match="same non-zero length"):
         oc._sgd_overlaps_runs([np.eye(4)], [np.zeros((4, 2))], [None], N=100, lr=0.4, t_max=1.0, rngs=[1, 2])
+
+
+def test_a_batch_of_two_shapes_is_refused_by_its_shapes():
+    """Runs stepped together share Sigma's shape; a batch of two (p, p*) is refused with both."""
+    with pytest.raises(ValueError, match=r"every run needs the same shapes.*\(3, 2\).*\(4, 2\)"):
+        oc._sgd_overlaps_runs([np.eye(3), np.eye(4)], [np.zeros((3, 2)), np.zeros((4, 2))], [None, None],
+                              N=100, lr=0.4, t_max=1.0, rngs=[1, 2])
+
+
+def test_blowup_is_the_chain_s_threshold():
+    """``blowup`` reaches the chain: a start off the plateau has errors |y_hat - y| of order 1 at
+    every step, so a threshold of 1e-3 stops the run at its first step (the first error would
+    have to fall below 1e-3, which it does with probability of order 1e-3), while the default
+    threshold, 1e6, lets the same run through."""
+    start = q.overlaps(*q.random_init(4, 2, 200, informative=0.3, rng=0))
+    kw = dict(N=200, lr=0.4, n_steps=50, rng=1)
+    assert q.sgd_overlaps(*start, **kw).n_steps == 50
+    with pytest.raises(DivergenceError) as info:
+        q.sgd_overlaps(*start, **kw, blowup=1e-3)
+    assert info.value.step == 1
+    assert info.value.time == pytest.approx(_sgd_time(1, p=4, lr=0.4, N=200))
+
+
+def test_trials_draw_their_starts_with_their_q0():
+    """The trials' protocol draws W0 = sqrt(q0) G with G standard normal (informative = 0), so
+    Q(0) = q0 G G^T / N: each diagonal entry is q0 chi^2_N / N, mean q0 and standard deviation
+    q0 sqrt(2 / N) (0.0035 here), and the off-diagonal ones have standard deviation q0 / sqrt(N).
+    The runs start from those overlaps."""
+    q0, N = 0.25, 10_000
+    starts, runs = oc._runs_from_random_init(3, 2, N, q0=q0, informative=0.0, rngs=[1, 2], lr=0.1, n_steps=1,
+                                             record_steps=np.array([0, 1]))
+    for (Q0, R0, T), run in zip(starts, runs):
+        np.testing.assert_allclose(np.diag(Q0), q0, atol=6 * q0 * np.sqrt(2 / N))
+        np.testing.assert_allclose(Q0 - np.diag(np.diag(Q0)), 0.0, atol=6 * q0 / np.sqrt(N))
+        np.testing.assert_allclose(R0, 0.0, atol=6 * np.sqrt(q0 / N))
+        np.testing.assert_allclose(T, np.eye(2), atol=1e-12)
+        np.testing.assert_array_equal(run.Q[0], Q0)
+        np.testing.assert_array_equal(run.R[0], R0)
 
 
 def test_trial_batches_are_the_trials_alone():
