@@ -317,8 +317,7 @@ def min_norm_pair(X, y) -> np.ndarray:
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
-    X = finite_array("X", X, ndim=2)
-    return np.stack([_solve(_solve_dual, "relu", labels, X=X).w for labels in _both_signs(y)])
+    return np.stack([min_norm_solution(X, labels).w for labels in _both_signs(y)])
 
 
 def min_norm_pair_gram(K, y) -> np.ndarray:
@@ -344,11 +343,10 @@ def min_norm_pair_gram(K, y) -> np.ndarray:
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
-    K = _validated_gram(K)
-    return np.stack([_solve(_solve_dual, "relu", labels, K=K).nu for labels in _both_signs(y)])
+    return np.stack([min_norm_solution_gram(K, labels).nu for labels in _both_signs(y)])
 
 
 def _both_signs(y):
-    """y and -y, for the two neurons of the pair (y validated by the solver)."""
-    y = finite_array("y", y, ndim=1)
+    """y and -y, for the two neurons of the pair (its shape is checked by the solver)."""
+    y = finite_array("y", y)
     return y, -y
