@@ -140,14 +140,25 @@ def test_can_fit_is_the_sign_agreement_of_neuron_and_label():
     assert can.tolist() == [[True, False, False], [False, True, False]]
 
 
+def test_fit_threshold_and_relative_gap_refuse_arrays_of_too_many_dimensions():
+    with pytest.raises(ValueError, match=r"^y must have 1 dimension"):
+        M._fit_threshold(np.ones((2, 2)), tol=1e-6, c=0.1)
+    with pytest.raises(ValueError, match=r"^y must have 1 dimension"):
+        M._can_fit(np.ones((1, 2)), np.ones(1))
+    with pytest.raises(ValueError, match=r"^signs must have 1 dimension"):
+        M._can_fit(np.ones(2), np.ones((1, 1)))
+    with pytest.raises(ValueError, match=r"^w_star must have 1 or 2 dimension"):
+        M.relative_gap(np.ones((1, 2, 2)), np.ones((1, 2, 2)))
+
+
 def test_fit_threshold_follows_the_stopping_rule_and_never_drops_below_fit_tol():
     y = np.array([3.0, 4.0])   # ||y|| = 5
     assert M._fit_threshold(y, tol=1e-12, c=0.01) == M.FIT_TOL
     assert M._fit_threshold(y, tol=1e-6, c=0.01) == pytest.approx(100 * 1e-6 * 5 / 0.01, rel=1e-14)
     assert M._fit_threshold(y, tol=0.0, c=0.5) == M.FIT_TOL
-    with pytest.raises(ValueError, match="c"):
+    with pytest.raises(ValueError, match=r"^c must be a positive"):
         M._fit_threshold(y, tol=1e-6, c=0.0)
-    with pytest.raises(ValueError, match="tol"):
+    with pytest.raises(ValueError, match=r"^tol must be a non-negative"):
         M._fit_threshold(y, tol=-1.0, c=0.1)
 
 
@@ -164,6 +175,17 @@ def test_fit_statistics_count_only_the_examples_some_neuron_must_fit():
     stats2 = M._fit_statistics(fake2, y)
     assert stats2["unfit"] == 2 and stats2["max_residual"] == pytest.approx(9.5)
     assert stats2["max_unfit_label"] == 1.0
+
+
+def test_fit_statistics_at_the_threshold_and_with_nothing_to_fit():
+    y = np.array([1.0, -0.5])
+    fake = SimpleNamespace(signs=np.array([1.0]), predictions=np.array([0.75, 0.0]))
+    # a residual of exactly the threshold (0.25, exact in binary) counts as fitted: unfit is "above"
+    assert M._fit_statistics(fake, y, threshold=0.25)["unfit"] == 0
+    assert M._fit_statistics(fake, y, threshold=0.125)["unfit"] == 1
+    # no label a neuron can fit: nothing must be fitted, and the statistics are zeros, not an error
+    nothing = M._fit_statistics(fake, -np.abs(y))
+    assert nothing == {"max_residual": 0.0, "unfit": 0, "max_unfit_label": 0.0}
 
 
 def test_slack_statistics_on_a_hand_made_solution():
