@@ -246,7 +246,7 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     X = R.sample_features(n, d, rng=21)
     y = np.random.default_rng(22).uniform(-1, 1, n)
     A0 = np.vstack([np.random.default_rng(23).normal(0, 0.2, n), np.full(n, 0.3), np.zeros(n)])
-    W0, signs = A0 @ X, np.array([1.0, -1.0, 1.0])
+    W0, signs = A0 @ X, np.array([1.0, 1.0, -1.0])   # not default_signs(3) = (+, -, +): the signs must reach the solver
     lr = 0.5 * stability._stability_bound(X @ X.T, m=3)
     run = dict(lr=lr, signs=signs, max_steps=T, tol=0, record_every=k, activation=activation)
     with warnings.catch_warnings():
