@@ -230,7 +230,7 @@ _SQUARED_NORMS = {
 }
 
 
-def _draw_block(gens, noise_gens, r, N, noise, squared_norm="exact"):
+def _draw_block(gens, noise_gens, r, N, noise, squared_norm):
     """The random numbers of ``_BLOCK`` steps of each run: ``z`` (runs, _BLOCK, r), ``|x|^2``
     (runs, _BLOCK) and the label noise (runs, _BLOCK), or None without noise. ``squared_norm``
     other than ``"exact"`` draws |x|^2 from a wrong law (``_SQUARED_NORMS``), after the exact
