@@ -84,6 +84,8 @@ def test_gram_forms_refuse_coefficients_of_three_dimensions():
         M.norm_gram(np.eye(2), np.ones((1, 2, 2)))
     with pytest.raises(ValueError, match=r"^coef must have 1 or 2 dimension"):
         M.relative_gap_gram(np.eye(2), np.ones((1, 2, 2)), np.ones(2))
+    with pytest.raises(ValueError, match=r"^coef_star must have 1 or 2 dimension"):
+        M.relative_gap_gram(np.eye(2), np.ones(2), np.ones((1, 2, 2)))
 
 
 # ---------------------------------------------------------------- the run's pattern statistics
