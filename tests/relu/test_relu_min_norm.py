@@ -277,3 +277,22 @@ def test_a_bad_array_is_refused_by_its_name(fn, which, bad, message):
     name = name if which == "data" else "y"
     with pytest.raises(ValueError, match=rf"^{name} {message}"):
         fn(args["data"], args["y"])
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_kkt_residual_of_the_solvers_is_the_documented_violation(seed):
+    """MinNormSolution.kkt_residual recomputed from its definition (the attribute's docstring), for
+    the solvers' own output: the min-norm solution counts its inequalities (on these draws they give
+    the largest violation, at rounding level), the positive-subset fit only its equalities."""
+    X, y = random_problem(30, 60, seed)
+    pos = y > 0
+    star, pls = R.min_norm_solution(X, y), R.positive_subset_least_squares(X, y)
+    for sol, inequalities in ((star, True), (pls, False)):
+        ys, ns = np.abs(y).max(), np.abs(sol.nu).max()
+        terms = [np.abs(sol.beta[pos] - y[pos]).max() / ys]
+        if inequalities:
+            neg = ~pos
+            terms += [max(sol.beta[neg].max(), 0.0) / ys, max(sol.nu[neg].max(), 0.0) / ns,
+                      np.abs(sol.nu[neg] * sol.beta[neg]).max() / (ns * ys)]
+        assert sol.kkt_residual == max(terms)
+    assert star.kkt_residual < 1e-13
