@@ -224,7 +224,7 @@ class _DualIterates:
         self.w0_sq = [r.w0_sq for r in runs]
         self._y = np.stack([r.setup.y for r in runs])
         # s_j η of run b in row (b, j): η = lr/n
-        self._s_eta = self._signs[None, :, None] * np.array([r.setup.lr / r.K.shape[0] for r in runs])[:, None, None]
+        self._s_eta = self._signs[None, :, None] * np.array([r.setup.lr / len(r.K) for r in runs])[:, None, None]
         self.beta, self.alpha = self.beta0.copy(), np.zeros_like(self.beta0)
 
     def keep(self, rows):
