@@ -101,7 +101,7 @@ bench: setup  ## the benchmarks, as ratios; writes benchmarks/README.md's table
 
 # mutation testing of the modules of [tool.mutmut] (pyproject.toml), or of MUTANTS="ibcore.relu.gd.*"
 mutate: setup  ## mutation testing (hours); writes tests/README.md's table
-	nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
+	$(ONE_PER_CORE) nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
 	$(BIN)/python -m tests.mutation_scores --write
 
 clean:  ## remove what the builds and tests wrote

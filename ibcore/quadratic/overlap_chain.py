@@ -66,7 +66,7 @@ import numpy as np
 from ..validation import positive_float, positive_int
 from .initialisation import random_init
 from .order_parameters import _risk, _validated_overlaps, overlaps
-from .sgd import _check_run_args, _diverged, _make_result, _noise_stream
+from .sgd import _BLOWUP, _check_run_args, _diverged, _make_result, _noise_stream
 
 __all__ = ["sgd_overlaps"]
 
@@ -82,7 +82,7 @@ _BATCH_RUNS = 512
 
 
 def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, record_every=None,
-                 record_steps=None, noise=0.0, stop_below=None, blowup=1e6):
+                 record_steps=None, noise=0.0, stop_below=None, blowup=_BLOWUP):
     """Run one-pass SGD on the overlaps alone, exact in law (module docstring).
 
     Parameters
@@ -127,7 +127,7 @@ def sgd_overlaps(Q0, R0, T=None, *, N, lr, t_max=None, n_steps=None, rng=None, r
 
 
 def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, record_every=None,
-                       record_steps=None, noise=0.0, stop_below=None, blowup=1e6, _squared_norm="exact"):
+                       record_steps=None, noise=0.0, stop_below=None, blowup=_BLOWUP, _squared_norm="exact"):
     """:func:`sgd_overlaps` for each ``(Q0s[r], R0s[r], Ts[r], rngs[r])``, the runs stepped together.
 
     The runs share the Python work of each step; each run's trajectory is the one it has
@@ -247,7 +247,7 @@ _SQUARED_NORMS = {
 }
 
 
-def _draw_block(gens, noise_gens, r, N, noise, squared_norm="exact"):
+def _draw_block(gens, noise_gens, r, N, noise, squared_norm):
     """The random numbers of ``_BLOCK`` steps of each run: ``z`` (runs, _BLOCK, r), ``|x|^2``
     (runs, _BLOCK) and the label noise (runs, _BLOCK), or None without noise. ``squared_norm``
     other than ``"exact"`` draws |x|^2 from a wrong law (``_SQUARED_NORMS``), after the exact

@@ -47,6 +47,10 @@ from .trajectory import Trajectory
 
 __all__ = ["sgd_one_pass", "SGDTrajectory"]
 
+#: The default of ``blowup``, the error |y_hat - y| past which a step counts as divergence:
+#: one value for the SGD on the weights and the chain on the overlaps.
+_BLOWUP = 1e6
+
 
 @result(kw_only=True)
 class SGDTrajectory(Trajectory):
@@ -176,7 +180,7 @@ def _record(W, W_star, N):
 
 
 def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_every=None,
-                 record_steps=None, noise=0.0, block=None, stop_below=None, blowup=1e6):
+                 record_steps=None, noise=0.0, block=None, stop_below=None, blowup=_BLOWUP):
     """Run one-pass (online) SGD and record overlaps and population risk.
 
     Parameters
@@ -213,7 +217,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
         (used for escape times); ``success`` says whether it was reached.
     blowup : float
         A step whose error :math:`|\\hat y - y|` is not finite or exceeds this
-        counts as divergence.
+        counts as divergence; :math:`10^6` by default.
 
     Returns
     -------

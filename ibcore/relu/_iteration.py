@@ -171,7 +171,7 @@ def run_gd(state, setups, *, bounds, weights, alpha0s) -> list[GDResult]:
         At the first step at which a run's iterate overflows (the first such run, if several).
     """
     s = setups[0]
-    tracker = _PatternTracker(state.beta > 0 if s.relu else np.ones(state.beta.shape, bool))
+    tracker = _PatternTracker(state.beta > 0)   # updated only for ReLU: the identity has no pattern
     relu, record_every, tol, max_steps = s.relu, s.record_every, s.tol, s.max_steps
     tol_sq = tol * tol  # the stopping test's left factor, as (tol·tol)·‖w‖²
     records, results = [[] for _ in setups], [None] * len(setups)

@@ -179,20 +179,20 @@ class _Prepared(NamedTuple):
     alpha0: np.ndarray | None  # coefficients of w_0 (Gram-only runs)
 
 
-def _prepared_features(X, y, w0, *, check_stability=True, **options) -> _Prepared:
+def _prepared_features(X, y, w0, *, check_stability, **options) -> _Prepared:
     """Validate the arguments of :func:`gradient_descent` and form K, β(0) and ‖w_0‖²."""
     X = finite_array("X", X, ndim=2)
     K = X @ X.T
-    setup = prepare_gd(y, w0, init_name="w0", width=X.shape[1], n=K.shape[0], **options)
+    setup = prepare_gd(y, w0, init_name="w0", width=X.shape[1], n=len(X), **options)
     W0 = setup.init
     bound = stability._check_stability(setup.lr, K, setup.m, check=check_stability)
     return _Prepared(setup, K, W0 @ X.T, float(np.vdot(W0, W0)), bound, lambda alpha: W0 + alpha @ X, None)
 
 
-def _prepared_gram(K, y, alpha0, *, check_stability=True, **options) -> _Prepared:
+def _prepared_gram(K, y, alpha0, *, check_stability, **options) -> _Prepared:
     """Validate the arguments of :func:`gradient_descent_gram` and form β(0) and ‖w_0‖²."""
     K = _validated_gram(K)
-    n = K.shape[0]
+    n = len(K)
     setup = prepare_gd(y, alpha0, init_name="alpha0", width=n, n=n, **options)
     A0 = setup.init
     eig = scipy.linalg.eigvalsh(K)
@@ -224,7 +224,7 @@ class _DualIterates:
         self.w0_sq = [r.w0_sq for r in runs]
         self._y = np.stack([r.setup.y for r in runs])
         # s_j η of run b in row (b, j): η = lr/n
-        self._s_eta = self._signs[None, :, None] * np.array([r.setup.lr / r.K.shape[0] for r in runs])[:, None, None]
+        self._s_eta = self._signs[None, :, None] * np.array([r.setup.lr / len(r.K) for r in runs])[:, None, None]
         self.beta, self.alpha = self.beta0.copy(), np.zeros_like(self.beta0)
 
     def keep(self, rows):

@@ -99,16 +99,15 @@ def relative_gap_gram(K, coef, coef_star) -> float:
 
 def _relative_gap_gram(K, coef, coef_star) -> float:
     """:func:`relative_gap_gram` for a validated K."""
-    n = K.shape[0]
+    n = len(K)
     coef_star = np.atleast_2d(finite_array("coef_star", coef_star, ndim=(1, 2)))
     if coef_star.shape[1] != n:
         raise ValueError(f"coef_star must have n={n} columns to match K, got shape {coef_star.shape}")
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
     if coef.shape != coef_star.shape:
         raise ValueError(f"coef must have the shape of coef_star {coef_star.shape}, got {coef.shape}")
-    diff = coef - coef_star
-    num = np.einsum("ji,ik,jk->", diff, K, diff)
-    den = np.einsum("ji,ik,jk->", coef_star, K, coef_star)
+    num = _squared_norm_gram(K, coef - coef_star)
+    den = _squared_norm_gram(K, coef_star)
     if den <= 0:
         raise ValueError("the target has zero norm (coef_star^T K coef_star = 0); the relative gap is undefined")
     return float(np.sqrt(max(num, 0.0) / den))
@@ -139,9 +138,14 @@ def norm_gram(K, coef) -> float:
     """
     K = _validated_gram(K)
     coef = np.atleast_2d(finite_array("coef", coef, ndim=(1, 2)))
-    if coef.shape[1] != K.shape[0]:
-        raise ValueError(f"coef must have n={K.shape[0]} columns to match K, got shape {coef.shape}")
-    return float(np.sqrt(max(np.einsum("ji,ik,jk->", coef, K, coef), 0.0)))
+    if coef.shape[1] != len(K):
+        raise ValueError(f"coef must have n={len(K)} columns to match K, got shape {coef.shape}")
+    return float(np.sqrt(max(_squared_norm_gram(K, coef), 0.0)))
+
+
+def _squared_norm_gram(K, coef) -> float:
+    r""":math:`\sum_j \alpha_j^\top K\alpha_j` for the rows :math:`\alpha_j` of ``coef`` (shape (m, n))."""
+    return float(np.sum((coef @ K) * coef))
 
 
 def stabilisation_step(result) -> int:
@@ -348,7 +352,7 @@ def relu_teacher_risk(w, theta) -> float:
     theta = finite_array("theta", theta, ndim=1)
     w = finite_array("w", w, shape=theta.shape)
     nw, nt = float(np.linalg.norm(w)), float(np.linalg.norm(theta))
-    cos = float(np.clip(w @ theta / (nw * nt), -1.0, 1.0)) if nw > 0 and nt > 0 else 0.0
+    cos = float(w @ theta / (nw * nt)) if nw > 0 and nt > 0 else 0.0   # clipped to [-1, 1] below
     return float(_relu_pair_mean_square(nw, nt, cos))
 
 
@@ -383,7 +387,7 @@ def _relu_teacher_risk_gradient(w, theta):
     if nt == 0:
         return w.copy()  # R = |w|^2/2
     if nw == 0:
-        return np.full_like(w, np.nan)  # the kink at w = 0
+        return np.full(w.shape, np.nan)  # the kink at w = 0
     cos = float(np.clip(w @ theta / (nw * nt), -1.0, 1.0))
     phi = np.arccos(cos)
     return w - nt / np.pi * (np.sin(phi) * w / nw + (np.pi - phi) * theta / nt)
@@ -394,8 +398,7 @@ def _relu_pair_mean_square(sa, sb, cos):
     ``sa``, ``sb`` and correlation ``cos`` (arrays broadcast): :math:`E\sigma(a)^2 = s_a^2/2` and
     :math:`E\sigma(a)\sigma(b) = s_as_b(\sin\varphi + (\pi - \varphi)\cos\varphi)/(2\pi)`,
     :math:`\cos\varphi` = ``cos`` (the degree-1 arc-cosine kernel)."""
-    sa, sb = np.asarray(sa, float), np.asarray(sb, float)
-    cos = np.clip(np.asarray(cos, float), -1.0, 1.0)
+    cos = np.clip(cos, -1.0, 1.0)   # a cosine computed from two near-parallel vectors can round past ±1
     phi = np.arccos(cos)
     cross = sa * sb * (np.sin(phi) + (np.pi - phi) * cos) / (2 * np.pi)
     return np.maximum(sa ** 2 / 2 + sb ** 2 / 2 - 2 * cross, 0.0)
@@ -467,14 +470,14 @@ def settling_certificate(K, y, result) -> SettlingCertificate:
     True
     """
     K = _validated_gram(K)
-    n = K.shape[0]
+    n = len(K)
     y = finite_array("y", y, shape=(n,))
     h = result.history
     if result.activation != "relu" or np.ndim(h.beta) != 2 or h.step.size < 2:
         raise ValueError("settling_certificate needs a one-neuron ReLU run (1-D w0) recorded along the way "
                          f"(record_every=1, say), got {h.step.size} record(s) of shape {np.shape(h.beta)[1:]}")
     kappa = float(np.mean(np.diag(K)))
-    delta = gram_deviation(K, scale=kappa)
+    delta = gram_deviation(K)   # its scale is this κ
     c = result.lr * kappa / n
     beta = h.beta
     active = beta > 0

@@ -33,6 +33,8 @@ system: the KKT residual is at rounding level (≈1e-14 on random instances).
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import scipy.linalg
 from scipy.optimize import lsq_linear
@@ -102,10 +104,10 @@ class MinNormSolution:
 def _solve(dual, problem, y, *, X=None, K=None) -> MinNormSolution:
     """Find ν with ``dual``(K, y, name) from the validated features X or Gram matrix K, and assemble the solution."""
     K, name = (X @ X.T, "X") if X is not None else (K, "K")
-    y = finite_array("y", y, shape=(K.shape[0],))
+    y = finite_array("y", y, shape=(len(K),))
     nu = dual(K, y, name)
     w = None if X is None else nu @ X
-    beta = K @ nu if X is None else X @ w
+    beta = K @ nu   # = X w
     pos = y > 0
     return MinNormSolution(
         w=w, beta=beta, nu=nu, kkt_residual=_kkt(beta, nu, y, pos, inequalities=problem == "relu"),
@@ -122,8 +124,8 @@ def _cho(K, name):
 
 
 def _kkt(beta, nu, y, pos, *, inequalities=True):
-    y_scale = max(np.abs(y).max(), np.finfo(float).tiny)
-    nu_scale = max(np.abs(nu).max(), np.finfo(float).tiny)
+    y_scale = max(np.abs(y).max(), sys.float_info.min)   # the smallest normal float: 0/0 never happens
+    nu_scale = max(np.abs(nu).max(), sys.float_info.min)
     terms = [np.abs(beta[pos] - y[pos]).max(initial=0.0) / y_scale]
     if inequalities:
         neg = ~pos
@@ -317,8 +319,7 @@ def min_norm_pair(X, y) -> np.ndarray:
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
-    X = finite_array("X", X, ndim=2)
-    return np.stack([_solve(_solve_dual, "relu", labels, X=X).w for labels in _both_signs(y)])
+    return np.stack([min_norm_solution(X, labels).w for labels in _both_signs(y)])
 
 
 def min_norm_pair_gram(K, y) -> np.ndarray:
@@ -344,11 +345,10 @@ def min_norm_pair_gram(K, y) -> np.ndarray:
     [[1.  0.  2. ]
      [0.  0.5 0. ]]
     """
-    K = _validated_gram(K)
-    return np.stack([_solve(_solve_dual, "relu", labels, K=K).nu for labels in _both_signs(y)])
+    return np.stack([min_norm_solution_gram(K, labels).nu for labels in _both_signs(y)])
 
 
 def _both_signs(y):
-    """y and -y, for the two neurons of the pair (y validated by the solver)."""
-    y = finite_array("y", y, ndim=1)
+    """y and -y, for the two neurons of the pair (its shape is checked by the solver)."""
+    y = finite_array("y", y)
     return y, -y

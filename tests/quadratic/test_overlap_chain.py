@@ -9,6 +9,8 @@ Three independent checks of the derivation in the module's docstring:
 * whole runs: the mean risk of the chain and of sgd_one_pass at the same records agree within
   their standard errors over many runs, and a chain with a wrong update does not.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -246,22 +248,68 @@ def test_records_clock_and_noise_floor():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(N=5), "N must be at least p \\+ p_star = 6"),
-    (dict(N=0), "N"),
-    (dict(lr=0.0), "lr"),
-    (dict(t_max=None), "t_max"),
-    (dict(Q0=np.ones((4, 3))), "Q0"),
-    (dict(Q0=np.array([[1.0, 0.5], [0.0, 1.0]]), R0=np.zeros((2, 2))), "Q0"),
-    (dict(R0=np.zeros((3, 2))), "R0"),
-    (dict(stop_below=-1.0), "stop_below"),
+    (dict(N=5), r"^N must be at least p \+ p_star = 6"),
+    (dict(N=0), r"^N\b"),
+    (dict(lr=0.0), r"^lr\b"),
+    (dict(t_max=None), r"^t_max\b"),
+    (dict(Q0=np.ones((4, 3))), r"^Q0\b"),
+    (dict(Q0=np.array([[1.0, 0.5], [0.0, 1.0]]), R0=np.zeros((2, 2))), r"^Q0\b"),
+    (dict(Q0=np.full((4, 4), np.nan)), r"^Q0\b"),
+    # one start per call: a leading time axis is refused, not taken for a batch
+    (dict(Q0=np.stack([np.eye(4)] * 2), R0=np.zeros((2, 4, 2))), r"^Q0\b"),
+    (dict(R0=np.zeros((3, 2))), r"^R0\b"),
+    (dict(R0=np.full((4, 2), np.inf)), r"^R0\b"),
+    (dict(T=np.array([[1.0, np.nan], [0.0, 1.0]])), r"^T\b"),
+    (dict(T=np.array([[1.0, 0.5], [0.0, 1.0]])), r"^T\b"),
+    (dict(stop_below=-1.0), r"^stop_below\b"),
+    (dict(blowup=0.0), r"^blowup\b"),
 ])
 def test_bad_arguments_name_themselves(kwargs, match):
+    """Each bad argument is refused by a ValueError whose message starts with its name."""
     args = dict(Q0=np.eye(4), R0=np.zeros((4, 2)), N=100, lr=0.4, t_max=1.0, rng=0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         q.sgd_overlaps(args.pop("Q0"), args.pop("R0"), **args)
     with pytest.raises(ValueError, match="same non-zero length"):
         oc._sgd_overlaps_runs([np.eye(4)], [np.zeros((4, 2))], [None], N=100, lr=0.4, t_max=1.0, rngs=[1, 2])
+
+
+def test_a_batch_of_two_shapes_is_refused_by_its_shapes():
+    """Runs stepped together share Sigma's shape; a batch of two (p, p*) is refused with both."""
+    with pytest.raises(ValueError, match=r"every run needs the same shapes.*\(3, 2\).*\(4, 2\)"):
+        oc._sgd_overlaps_runs([np.eye(3), np.eye(4)], [np.zeros((3, 2)), np.zeros((4, 2))], [None, None],
+                              N=100, lr=0.4, t_max=1.0, rngs=[1, 2])
+
+
+def test_blowup_is_the_chain_s_threshold():
+    """``blowup`` reaches the chain: a start off the plateau has errors |y_hat - y| of order 1 at
+    every step, so a threshold of 1e-3 stops the run at its first step (the first error would
+    have to fall below 1e-3, which it does with probability of order 1e-3), while the default
+    threshold, 1e6, lets the same run through."""
+    start = q.overlaps(*q.random_init(4, 2, 200, informative=0.3, rng=0))
+    kw = dict(N=200, lr=0.4, n_steps=50, rng=1)
+    assert q.sgd_overlaps(*start, **kw).n_steps == 50
+    with pytest.raises(DivergenceError) as info:
+        q.sgd_overlaps(*start, **kw, blowup=1e-3)
+    assert info.value.step == 1
+    assert info.value.time == pytest.approx(_sgd_time(1, p=4, lr=0.4, N=200))
+
+
+def test_trials_draw_their_starts_with_their_q0():
+    """The trials' protocol draws W0 = sqrt(q0) G with G standard normal (informative = 0), so
+    Q(0) = q0 G G^T / N: each diagonal entry is q0 chi^2_N / N, mean q0 and standard deviation
+    q0 sqrt(2 / N) (0.0035 here), and the off-diagonal ones have standard deviation q0 / sqrt(N).
+    The runs start from those overlaps."""
+    q0, N = 0.25, 10_000
+    starts, runs = oc._runs_from_random_init(3, 2, N, q0=q0, informative=0.0, rngs=[1, 2], lr=0.1, n_steps=1,
+                                             record_steps=np.array([0, 1]))
+    for (Q0, R0, T), run in zip(starts, runs):
+        np.testing.assert_allclose(np.diag(Q0), q0, atol=6 * q0 * np.sqrt(2 / N))
+        np.testing.assert_allclose(Q0 - np.diag(np.diag(Q0)), 0.0, atol=6 * q0 / np.sqrt(N))
+        np.testing.assert_allclose(R0, 0.0, atol=6 * np.sqrt(q0 / N))
+        np.testing.assert_allclose(T, np.eye(2), atol=1e-12)
+        np.testing.assert_array_equal(run.Q[0], Q0)
+        np.testing.assert_array_equal(run.R[0], R0)
 
 
 def test_trial_batches_are_the_trials_alone():
@@ -318,3 +366,143 @@ def test_steps_with_label_noise_are_the_weights_steps(monkeypatch):
     _assert_records_are(_chain_fed(monkeypatch, W0, W_star, Z, X, lr, xi, noise), sigmas, p)
     quiet = _weights_steps(W0, W_star, X, lr)[1][-1]
     assert np.max(np.abs(quiet - sigmas[-1])) > 0.01  # the noise mattered
+
+
+def _spy_on_draws(monkeypatch):
+    """The blocks of random numbers (z, |x|^2, label noise) that runs draw, kept as they go."""
+    blocks, draw = [], oc._draw_block
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: blocks.append(draw(*args)) or blocks[-1])
+    return blocks
+
+
+@pytest.mark.parametrize("squared_norm, law_holds", [("exact", True), ("N", False)])
+def test_a_run_draws_from_the_law_it_is_given(squared_norm, law_holds, monkeypatch):
+    """The draws a run steps with have the moments of a real input (|x|^2 := N misses them: its
+    variance is 0, not 2N) and label noise of variance Delta, mean 0 (each within 6 standard
+    errors, 200 runs of 256 draws)."""
+    p, p_star, N, noise, runs = 3, 2, 30, 0.5, 200
+    start = q.overlaps(*q.random_init(p, p_star, N, informative=0.5, rng=2))
+    Q, R, T = start
+    S = np.block([[Q, R], [R.T, T]])
+    blocks = _spy_on_draws(monkeypatch)
+    oc._sgd_overlaps_runs(*zip(*[start] * runs), N=N, lr=0.3, n_steps=1, rngs=range(runs), noise=noise,
+                          _squared_norm=squared_norm)
+    ((Z, x2, xi),) = blocks
+    n = x2.size
+    U = Z.reshape(n, -1) @ np.linalg.cholesky(S).T
+    assert (_moment_misses(U, x2.reshape(n), S, N) < 6) == law_holds
+    assert abs(xi.mean()) < 6 * np.sqrt(noise / n)
+    assert abs(xi.var() / noise - 1) < 6 * np.sqrt(2 / n)
+    assert abs(np.mean(xi[:, 1:] * xi[:, :-1])) < 6 * noise / np.sqrt(n)  # a fresh noise at each step
+
+
+def test_n_may_be_p_plus_p_star(monkeypatch):
+    """N = p + p* is allowed: the weights' rows then span the whole input space, x = O z, and
+    |x|^2 = |z|^2 exactly (no remainder to draw)."""
+    blocks = _spy_on_draws(monkeypatch)
+    run = q.sgd_overlaps(np.eye(4), np.zeros((4, 2)), N=6, lr=0.05, n_steps=5, rng=0)
+    assert run.n_steps == 5
+    ((Z, x2, _),) = blocks
+    np.testing.assert_allclose(x2, np.einsum("bkj,bkj->bk", Z, Z), rtol=1e-14)
+
+
+def test_an_error_equal_to_blowup_is_not_a_divergence(monkeypatch):
+    """``blowup`` is the largest error allowed: fed z = 0 (so u = 0 and the error is minus the
+    label noise, 0.5, at every step), a run with blowup = 0.5 goes through, and one with the next
+    float below 0.5 diverges at its first step."""
+    blocks = (np.zeros((1, oc._BLOCK, 6)), np.full((1, oc._BLOCK), 100.0), np.full((1, oc._BLOCK), 0.5))
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: blocks)
+    kw = dict(N=100, lr=0.4, n_steps=10, rng=0, noise=0.25)
+    assert q.sgd_overlaps(np.eye(4), np.zeros((4, 2)), **kw, blowup=0.5).n_steps == 10
+    with pytest.raises(DivergenceError) as info:
+        q.sgd_overlaps(np.eye(4), np.zeros((4, 2)), **kw, blowup=np.nextafter(0.5, 0.0))
+    assert info.value.step == 1
+
+
+@pytest.mark.parametrize("strict_cholesky", [False, True])
+def test_a_run_past_overflow_diverges_at_its_step_without_warnings(strict_cholesky, monkeypatch):
+    """With blowup = 1e300 the steps overflow Sigma before an error exceeds it: the run still ends
+    in a DivergenceError, at the first step whose Sigma or error is not finite (the same run
+    stopped two steps earlier goes through: one step earlier, its last step has made Sigma
+    non-finite), with that step's time t', and without numpy's
+    overflow or invalid-value warnings. Whether Cholesky's factor of a non-finite Sigma fails
+    depends on the LAPACK; ``strict_cholesky`` makes it fail, as reference LAPACK does."""
+    if strict_cholesky:
+        cholesky = np.linalg.cholesky
+
+        def strict(S):
+            if not np.all(np.isfinite(S)):
+                raise np.linalg.LinAlgError("not finite")
+            return cholesky(S)
+        monkeypatch.setattr(np.linalg, "cholesky", strict)
+    start = q.overlaps(*q.random_init(4, 2, 200, informative=0.3, rng=0))
+    kw = dict(N=200, lr=5.0, rng=1, blowup=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DivergenceError) as info:
+            q.sgd_overlaps(*start, n_steps=5000, **kw)
+        step = info.value.step
+        assert 1 < step < 5000
+        assert info.value.time == pytest.approx(_sgd_time(step, p=4, lr=5.0, N=200), rel=1e-12)
+    with np.errstate(over="ignore"):  # the risk of so large a Sigma overflows
+        assert q.sgd_overlaps(*start, n_steps=step - 2, **kw).n_steps == step - 2
+
+
+def test_stop_below_is_strict_and_counts_the_start():
+    """``stop_below`` compares each record's population risk, with the run's own T and its noise
+    floor Delta/2, to the level, strictly. A start at a zero-loss point (W = W*: Q = R = T, here
+    T = I/2, where the risk with T = I would be 0.5) is below 1e-3 at record 0: it stops there, a
+    success without a step, while the run beside it (risk about 1) goes on to its end, not a
+    success. With label noise Delta = 0.5 the risk is never below its floor, 0.25: a run from
+    the zero-loss point with stop_below = 0.25 takes all its steps, and fails. A run without
+    stop_below succeeds."""
+    half, N = 0.5 * np.eye(2), 100
+    other = q.overlaps(*q.random_init(2, 2, N, rng=3))
+    stopped, going = oc._sgd_overlaps_runs([half, other.Q], [half, other.R], [half, other.T], N=N, lr=0.3,
+                                           n_steps=50, rngs=[1, 2], record_every=10, stop_below=1e-3)
+    np.testing.assert_array_equal(stopped.step, [0])
+    assert stopped.success and stopped.risk[0] == 0.0
+    np.testing.assert_array_equal(going.step, [0, 10, 20, 30, 40, 50])
+    assert not going.success and going.risk.min() > 0.1
+    floor = q.sgd_overlaps(np.eye(2), np.eye(2), N=N, lr=0.3, n_steps=50, rng=1, record_every=10, noise=0.5,
+                           stop_below=0.25)
+    np.testing.assert_array_equal(floor.step, [0, 10, 20, 30, 40, 50])
+    assert not floor.success and floor.risk[0] == 0.25 and floor.risk.min() >= 0.25
+    assert q.sgd_overlaps(np.eye(2), np.eye(2), N=N, lr=0.3, n_steps=50, rng=1).success
+
+
+def test_a_batch_reports_the_error_that_exceeded(monkeypatch):
+    """Of runs stepped together, the divergence names the first run whose error exceeds
+    ``blowup``: fed z = 0, the errors are minus the label noise, 0.5 (= blowup, allowed) in the
+    first run and 0.7 in the second."""
+    xi = np.array([[0.5], [0.7]]) * np.ones((2, oc._BLOCK))
+    monkeypatch.setattr(oc, "_draw_block", lambda *args: (np.zeros((2, oc._BLOCK, 6)),
+                                                           np.full((2, oc._BLOCK), 100.0), xi))
+    with pytest.raises(DivergenceError, match=r"= -0\.7 exceeds 0\.5") as info:
+        oc._sgd_overlaps_runs([np.eye(4)] * 2, [np.zeros((4, 2))] * 2, [None] * 2, N=100, lr=0.4, n_steps=10,
+                              rngs=[0, 1], noise=0.25, blowup=0.5)
+    assert info.value.step == 1
+
+
+@pytest.mark.parametrize("squared_norm, fourth, mean, dof", [
+    ("exact", 32, 30, 30), ("chi2_N", 37, 35, 35), ("independent", 30, 30, 30), ("N", 30, 30, None)])
+def test_each_law_of_the_squared_norm_has_its_own_moments(squared_norm, fourth, mean, dof):
+    """Each law of ``_SQUARED_NORMS`` (N = 30, r = 5) has the moments that it says, within 6
+    standard errors: u ~ N(0, Sigma); E[|x|^2 u u^T] = m Sigma with m = N + 2 (exact), N + r + 2
+    (chi^2_N: |z|^2 + chi^2_{N-r} + chi^2_r), N (|x|^2 drawn apart from u, or the constant N);
+    |x|^2 a chi^2 of N, N + r or N degrees of freedom (mean and variance 2 dof), or N exactly;
+    and the draws of a block independent of one another (lag-one covariance of |x|^2 zero)."""
+    p, p_star, N = 3, 2, 30
+    S = _sigma(*q.random_init(p, p_star, N, informative=0.5, rng=2))
+    U, x2 = _chain_draws(S, N, squared_norm, runs=200)
+    n, scale = len(x2), np.sqrt(np.outer(np.diag(S), np.diag(S)))
+    assert np.max(np.abs(U.T @ U / n - S) / scale) < 6 * np.sqrt(2 / n)
+    assert np.max(np.abs((U * x2[:, None]).T @ U / n / fourth - S) / scale) < 6 * np.sqrt(2.2 / n)
+    if dof is None:
+        np.testing.assert_array_equal(x2, N)
+        return
+    var = 2.0 * dof
+    assert abs(x2.mean() - mean) < 6 * np.sqrt(var / n)
+    assert abs(x2.var() / var - 1) < 6 * np.sqrt(2 * (1 + 6 / dof) / n)
+    dev = (x2 - mean).reshape(200, oc._BLOCK)
+    assert abs(np.mean(dev[:, 1:] * dev[:, :-1])) < 6 * var / np.sqrt(n)

@@ -116,6 +116,22 @@ def test_a_stationary_start_stops_after_one_step_unless_tol_is_zero(problem):
     assert np.all(run.w == 0)
 
 
+def test_a_dead_start_too_large_to_square_is_stationary_not_divergent():
+    """w0 = -1e200 (1, ..., 1) on X = [I 0]: every pre-activation is -1e200 < 0, so the gradient is 0
+    and GD stays at w0, a stationary point; its ‖w‖² = 5e400 overflows a float, but the iterates
+    are finite, so it is no divergence: the step of length 0 ≤ tol·‖w‖ stops the run after one step."""
+    X, y = np.eye(3, 5), np.array([1.0, -0.5, 2.0])
+    w0 = np.full(5, -1e200)
+    for start in (w0, np.stack([w0, w0])):   # one neuron, and two
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", R.InactivePositiveWarning)
+            res = R.gradient_descent(X, y, start, lr=0.5)
+        assert res.success and res.n_steps == 1
+        np.testing.assert_array_equal(res.w, start)
+        # nothing fitted: the loss is (1/2n) Σ y_i², or (1/2n) Σ (y_i - 0)² with both neurons dead
+        assert res.loss == pytest.approx(np.sum(y ** 2) / 6, rel=1e-15)
+
+
 def test_identity_activation_gives_classical_min_norm_interpolator():
     X = R.sample_features(10, 200, rng=5)
     y = np.random.default_rng(6).uniform(-1, 1, 10)
@@ -230,7 +246,7 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
     X = R.sample_features(n, d, rng=21)
     y = np.random.default_rng(22).uniform(-1, 1, n)
     A0 = np.vstack([np.random.default_rng(23).normal(0, 0.2, n), np.full(n, 0.3), np.zeros(n)])
-    W0, signs = A0 @ X, np.array([1.0, -1.0, 1.0])
+    W0, signs = A0 @ X, np.array([1.0, 1.0, -1.0])   # not default_signs(3) = (+, -, +): the signs must reach the solver
     lr = 0.5 * stability._stability_bound(X @ X.T, m=3)
     run = dict(lr=lr, signs=signs, max_steps=T, tol=0, record_every=k, activation=activation)
     with warnings.catch_warnings():

@@ -78,6 +78,16 @@ def test_gram_forms_reject_mismatched_coefficients(call, name):
         call(np.eye(2))
 
 
+def test_gram_forms_refuse_coefficients_of_three_dimensions():
+    # (1, 2, 2) has n = 2 columns in axis 1 like K: only the dimension check names coef
+    with pytest.raises(ValueError, match=r"^coef must have 1 or 2 dimension"):
+        M.norm_gram(np.eye(2), np.ones((1, 2, 2)))
+    with pytest.raises(ValueError, match=r"^coef must have 1 or 2 dimension"):
+        M.relative_gap_gram(np.eye(2), np.ones((1, 2, 2)), np.ones(2))
+    with pytest.raises(ValueError, match=r"^coef_star must have 1 or 2 dimension"):
+        M.relative_gap_gram(np.eye(2), np.ones(2), np.ones((1, 2, 2)))
+
+
 # ---------------------------------------------------------------- the run's pattern statistics
 
 
@@ -132,14 +142,25 @@ def test_can_fit_is_the_sign_agreement_of_neuron_and_label():
     assert can.tolist() == [[True, False, False], [False, True, False]]
 
 
+def test_fit_threshold_and_relative_gap_refuse_arrays_of_too_many_dimensions():
+    with pytest.raises(ValueError, match=r"^y must have 1 dimension"):
+        M._fit_threshold(np.ones((2, 2)), tol=1e-6, c=0.1)
+    with pytest.raises(ValueError, match=r"^y must have 1 dimension"):
+        M._can_fit(np.ones((1, 2)), np.ones(1))
+    with pytest.raises(ValueError, match=r"^signs must have 1 dimension"):
+        M._can_fit(np.ones(2), np.ones((1, 1)))
+    with pytest.raises(ValueError, match=r"^w_star must have 1 or 2 dimension"):
+        M.relative_gap(np.ones((1, 2, 2)), np.ones((1, 2, 2)))
+
+
 def test_fit_threshold_follows_the_stopping_rule_and_never_drops_below_fit_tol():
     y = np.array([3.0, 4.0])   # ||y|| = 5
     assert M._fit_threshold(y, tol=1e-12, c=0.01) == M.FIT_TOL
     assert M._fit_threshold(y, tol=1e-6, c=0.01) == pytest.approx(100 * 1e-6 * 5 / 0.01, rel=1e-14)
     assert M._fit_threshold(y, tol=0.0, c=0.5) == M.FIT_TOL
-    with pytest.raises(ValueError, match="c"):
+    with pytest.raises(ValueError, match=r"^c must be a positive"):
         M._fit_threshold(y, tol=1e-6, c=0.0)
-    with pytest.raises(ValueError, match="tol"):
+    with pytest.raises(ValueError, match=r"^tol must be a non-negative"):
         M._fit_threshold(y, tol=-1.0, c=0.1)
 
 
@@ -158,6 +179,17 @@ def test_fit_statistics_count_only_the_examples_some_neuron_must_fit():
     assert stats2["max_unfit_label"] == 1.0
 
 
+def test_fit_statistics_at_the_threshold_and_with_nothing_to_fit():
+    y = np.array([1.0, -0.5])
+    fake = SimpleNamespace(signs=np.array([1.0]), predictions=np.array([0.75, 0.0]))
+    # a residual of exactly the threshold (0.25, exact in binary) counts as fitted: unfit is "above"
+    assert M._fit_statistics(fake, y, threshold=0.25)["unfit"] == 0
+    assert M._fit_statistics(fake, y, threshold=0.125)["unfit"] == 1
+    # no label a neuron can fit: nothing must be fitted, and the statistics are zeros, not an error
+    nothing = M._fit_statistics(fake, -np.abs(y))
+    assert nothing == {"max_residual": 0.0, "unfit": 0, "max_unfit_label": 0.0}
+
+
 def test_slack_statistics_on_a_hand_made_solution():
     y = np.array([1.0, -1.0, -0.5, -0.2, 0.3])
     star = SimpleNamespace(beta=np.array([1.0, -0.3, 0.0, -1e-12, 0.3]))
@@ -171,6 +203,33 @@ def test_slack_statistics_on_a_hand_made_solution():
     assert M._slack_statistics(y, star, pls_agrees)["pls_predicts_slack"] is True
     no_negatives = M._slack_statistics(np.abs(y), star, pls)
     assert no_negatives["strictly_inactive"] == 0.0 and no_negatives["pls_violations"] == 0.0
+
+
+def test_slack_statistics_scale_their_threshold_with_the_labels():
+    """"Strictly" is beyond 1e-9 max|y|: with max|y| = 1000 the threshold is 1e-6, so -1e-7 is not
+    slack and 1e-7 no violation; a label 0 is not a negative label."""
+    y = np.array([1000.0, -1.0, -1.0, 0.0])
+    star = SimpleNamespace(beta=np.array([1000.0, -1e-7, -1.0, -5.0]))
+    pls = SimpleNamespace(beta=np.array([1000.0, 1e-7, 2e-6, 5.0]))
+    s = M._slack_statistics(y, star, pls)
+    assert s["strictly_inactive"] == 0.5             # example 2 only; the zero label 3 is not counted
+    assert s["pls_violations"] == 0.5                # example 2 only
+    assert s["pls_predicts_slack"] is False
+
+
+def test_slack_statistics_at_the_threshold_itself():
+    # max|y| = 1: threshold 1e-9, strict on both sides (1e-9 * 1.0 is exactly 1e-9)
+    y = np.array([1.0, -1.0, -0.5])
+    star = SimpleNamespace(beta=np.array([1.0, -1e-9, -2e-9]))
+    pls = SimpleNamespace(beta=np.array([1.0, 1e-9, 2e-9]))
+    s = M._slack_statistics(y, star, pls)
+    assert s["strictly_inactive"] == 0.5 and s["pls_violations"] == 0.5
+
+
+def test_slack_statistics_refuse_labels_of_another_length():
+    sol = SimpleNamespace(beta=np.ones(3))
+    with pytest.raises(ValueError, match=r"^y must have shape \(3,\)"):
+        M._slack_statistics(np.ones(4), sol, sol)
 
 
 def test_slack_statistics_of_the_solvers_on_random_data():
@@ -235,9 +294,49 @@ def test_teacher_risk_at_sixty_degrees():
     assert R.relu_teacher_risk(w, theta) == pytest.approx(1 - 2 * cross, rel=1e-13)
 
 
-def test_teacher_risk_rejects_mismatched_vectors():
-    with pytest.raises(ValueError, match="w"):
-        R.relu_teacher_risk(np.ones(2), np.ones(3))
+# w = ±3 theta: the computed cosine rounds to ±(1 + 2^-52), outside arccos's domain
+_THETA_ROUNDS = np.array([0.1, 0.3, 0.2])
+
+
+def test_teacher_risk_of_parallel_neurons_whose_cosine_rounds_past_one():
+    theta = _THETA_ROUNDS
+    for sign in (1, -1):
+        w = sign * 3 * theta
+        assert abs(w @ theta / (np.linalg.norm(w) * np.linalg.norm(theta))) > 1   # the premise
+    # z = theta.x ~ N(0, |theta|^2): (relu(3z) - relu(z))^2 = 4 relu(z)^2, (relu(-3z) - relu(z))^2 = 9 relu(-z)^2 + relu(z)^2
+    assert R.relu_teacher_risk(3 * theta, theta) == pytest.approx(4 * 0.14 / 2, rel=1e-14)
+    assert R.relu_teacher_risk(-3 * theta, theta) == pytest.approx(10 * 0.14 / 2, rel=1e-14)
+
+
+def test_teacher_risk_gradient_of_parallel_neurons_whose_cosine_rounds_past_one():
+    theta = _THETA_ROUNDS
+    # R(a theta) = (a - 1)^2 |theta|^2 / 2 for a > 0: gradient (a - 1) theta; R(-a theta) = (a^2 + 1)|theta|^2/2: gradient w
+    np.testing.assert_allclose(M._relu_teacher_risk_gradient(3 * theta, theta), 2 * theta, rtol=1e-14)
+    np.testing.assert_allclose(M._relu_teacher_risk_gradient(-3 * theta, theta), -3 * theta, rtol=1e-14, atol=1e-16)
+
+
+def test_teacher_risk_gradient_of_a_unit_neuron_against_central_differences():
+    # |w| = 1 exactly (a unit vector; a special norm for a wrong branch to catch)
+    w, theta = np.array([0.6, 0.8, 0.0]), np.array([0.5, -1.0, 0.7])
+    assert np.linalg.norm(w) == 1.0
+    h = 1e-6   # central differences: error ~ h^2 |third derivative| ~ 1e-12, rounding ~ 1e-16/h = 1e-10
+    fd = [(R.relu_teacher_risk(w + h * e, theta) - R.relu_teacher_risk(w - h * e, theta)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(M._relu_teacher_risk_gradient(w, theta), fd, atol=1e-8)
+
+
+def test_teacher_risk_gradient_at_the_kink_and_for_a_zero_teacher():
+    g = M._relu_teacher_risk_gradient(np.zeros(3), np.array([1.0, 0.0, 0.0]))
+    assert g.dtype == float and g.shape == (3,) and np.all(np.isnan(g))   # R has a kink at w = 0
+    w = np.array([0.3, -0.2, 1.0])
+    np.testing.assert_array_equal(M._relu_teacher_risk_gradient(w, np.zeros(3)), w)   # R = |w|^2/2
+
+
+@pytest.mark.parametrize("fn", [R.relu_teacher_risk, M._relu_teacher_risk_gradient])
+def test_teacher_risk_rejects_mismatched_vectors(fn):
+    with pytest.raises(ValueError, match=r"^w must have shape \(3,\)"):
+        fn(np.ones(2), np.ones(3))
+    with pytest.raises(ValueError, match=r"^theta must have 1 dimension"):
+        fn(np.ones((2, 2)), np.ones((2, 2)))
 
 
 # ---------------------------------------------------------------- the settling certificate
@@ -253,28 +352,82 @@ def recorded_run():
     return X @ X.T, y, res
 
 
-def test_certificate_recomputed_from_the_history(recorded_run):
-    K, y, res = recorded_run
-    cert = R.settling_certificate(K, y, res)
-    kappa = np.mean(np.diag(K))
-    delta = np.linalg.norm(K / kappa - np.eye(len(y)), 2)
-    beta = res.history.beta
+def _certificate_reference(K, y, steps, beta, lr):
+    """The cumulative cross-talk lemma of chapter 2 checked row by row in plain numpy: (step, bound, margin)."""
+    n = len(y)
+    kappa = np.trace(K) / n
+    delta = np.max(np.abs(np.linalg.eigvalsh(K / kappa - np.eye(n))))
     bound, margin = [], []
     for b in beta:
-        act = b > 0
+        act = b > 0   # sigma'(0) = 0: a pre-activation exactly 0 is inactive
         r = np.where(act, b - y, 0.0)
-        bound.append(delta / (1 - delta) * np.sqrt(np.sum(r ** 2)))
-        if np.any(act & (y <= 0)):
+        bound.append(delta / (1 - delta) * np.sqrt(np.sum(r ** 2)) if delta < 1 else np.inf)
+        if np.any(act & (y <= 0)):   # a non-positive label still active must switch off
             margin.append(-np.inf)
         else:
             margin.append(min(np.min(np.minimum(b[act], y[act]), initial=np.inf), np.min(-b[~act], initial=np.inf)))
+    small_steps = lr * kappa / n * (1 + delta) <= 1
+    ok = [small_steps and mg > bd for mg, bd in zip(margin, bound)]
+    return (steps[ok.index(True)] if any(ok) else None), np.array(bound), np.array(margin)
+
+
+def _fake_run(steps, beta, lr):
+    return SimpleNamespace(activation="relu", lr=lr,
+                           history=SimpleNamespace(step=np.asarray(steps), beta=np.asarray(beta, float)))
+
+
+def test_certificate_recomputed_from_the_history(recorded_run):
+    K, y, res = recorded_run
+    cert = R.settling_certificate(K, y, res)
+    step, bound, margin = _certificate_reference(K, y, res.history.step, res.history.beta, res.lr)
     np.testing.assert_allclose(cert.bound, bound, rtol=1e-9)
     np.testing.assert_array_equal(cert.margin, margin)
     np.testing.assert_array_equal(cert.record_step, res.history.step)
-    ok = [(mg > bd) and res.lr * kappa / len(y) * (1 + delta) <= 1 for mg, bd in zip(margin, bound)]
-    assert cert.step == res.history.step[ok.index(True)]
+    assert cert.step == step
     # the lemma is a proof: no pattern changes after the certified step
     assert cert.step >= R.stabilisation_step(res)
+
+
+def test_certificate_at_the_edges_of_its_conditions():
+    """K = I: Delta = 0, so the bound is 0 and lr = n gives c (1 + Delta) = 1 exactly (allowed: <= 1).
+    Rows: a negative label active; a positive label at beta = 0 exactly (inactive, margin 0, not > 0);
+    a zero label at beta = 0 (inactive); a zero label active (must switch off); then settled."""
+    y = np.array([1.0, 0.5, -1.0, 0.0])
+    beta = [[2.0, 1.0, 0.5, 0.3],
+            [1.0, 0.0, -1.0, -0.5],
+            [1.0, 0.5, -1.0, 0.0],
+            [1.0, 0.5, -1.0, 0.25],
+            [1.0, 0.5, -1.0, -0.5]]
+    steps = [0, 10, 20, 30, 40]
+    K = np.eye(4)
+    cert = R.settling_certificate(K, y, _fake_run(steps, beta, lr=4.0))
+    step, bound, margin = _certificate_reference(K, y, steps, np.array(beta), 4.0)
+    np.testing.assert_array_equal(cert.margin, margin)
+    np.testing.assert_array_equal(cert.margin, [-np.inf, 0.0, 0.0, -np.inf, 0.5])
+    np.testing.assert_array_equal(cert.bound, bound)
+    assert cert.step == step == 40
+    # two records are enough to certify
+    assert R.settling_certificate(K, y, _fake_run(steps[3:], beta[3:], lr=4.0)).step == 40
+    with pytest.raises(ValueError, match="record"):
+        R.settling_certificate(K, y, _fake_run(steps[4:], beta[4:], lr=4.0))
+
+
+@pytest.mark.parametrize("diag, delta", [([2.0, 0.5, 0.5], 1.0), ([2.5, 0.25, 0.25], 1.5)])
+def test_certificate_is_void_once_delta_reaches_one(diag, delta):
+    """Delta = ||K/kappa - I|| = 1 exactly (kappa = 1, the eigenvalue 2) and 1.5: the lemma needs
+    Delta < 1, so no bound holds even where every margin is large."""
+    K, y = np.diag(diag), np.array([1.0, 0.5, -1.0])
+    assert R.gram_deviation(K) == delta
+    run = _fake_run([0, 1], [[1.0, 0.5, -1.0], [1.0, 0.5, -2.0]], lr=0.1)
+    cert = R.settling_certificate(K, y, run)
+    assert cert.step is None and np.all(np.isposinf(cert.bound))
+    assert cert.step == _certificate_reference(K, y, [0, 1], run.history.beta, 0.1)[0]
+
+
+def test_certificate_refuses_labels_of_another_length(recorded_run):
+    K, y, res = recorded_run
+    with pytest.raises(ValueError, match=r"^y must have shape"):
+        R.settling_certificate(K, y[:-1], res)
 
 
 def test_certificate_never_holds_when_a_negative_label_is_still_active(recorded_run):
@@ -339,6 +492,8 @@ _OK3 = np.array([1.0, -1.0, 0.5])
     ("y", lambda: M._slack_statistics(_NAN3, SimpleNamespace(beta=_OK3), SimpleNamespace(beta=_OK3))),
     ("theta", lambda: R.relu_teacher_risk(_OK3, _NAN3)),
     ("w", lambda: R.relu_teacher_risk(_NAN3, _OK3)),
+    ("theta", lambda: M._relu_teacher_risk_gradient(_OK3, _NAN3)),
+    ("w", lambda: M._relu_teacher_risk_gradient(_NAN3, _OK3)),
 ])
 def test_a_non_finite_array_is_refused_by_its_name(name, call):
     with pytest.raises(ValueError, match=rf"^{name}\b"):

@@ -252,3 +252,47 @@ def test_closest_targets_with_inequalities_that_bind():
     beta = closest @ K
     off = a[None, :] != np.arange(2)[:, None]
     assert np.all(beta[off] <= 1e-10) and np.any(np.abs(beta[off]) < 1e-10)
+
+
+# ---------------------------------------------------------------------------
+# every array is checked, by name
+
+_X = np.eye(3, 4)
+_Y = np.array([1.0, -0.5, 2.0])
+_FEATURE_FORMS = [R.min_norm_solution, R.positive_subset_least_squares, R.min_norm_pair]
+_GRAM_FORMS = [R.min_norm_solution_gram, R.positive_subset_least_squares_gram, R.min_norm_pair_gram]
+
+
+@pytest.mark.parametrize("fn", _FEATURE_FORMS + _GRAM_FORMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("which, bad, message", [
+    ("data", lambda a: np.where(a == 0, np.nan, a), "must be finite"),
+    ("data", lambda a: a[0], "must have 2 dimension"),
+    ("y", lambda a: np.where(a < 0, np.nan, a), "must be finite"),
+    ("y", lambda a: a[:2], r"must have shape \(3,\)"),
+])
+def test_a_bad_array_is_refused_by_its_name(fn, which, bad, message):
+    data, name = (_X @ _X.T, "K") if fn in _GRAM_FORMS else (_X, "X")
+    args = {"data": data, "y": _Y}
+    args[which] = bad(args[which])
+    name = name if which == "data" else "y"
+    with pytest.raises(ValueError, match=rf"^{name} {message}"):
+        fn(args["data"], args["y"])
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_kkt_residual_of_the_solvers_is_the_documented_violation(seed):
+    """MinNormSolution.kkt_residual recomputed from its definition (the attribute's docstring), for
+    the solvers' own output: the min-norm solution counts its inequalities (on these draws they give
+    the largest violation, at rounding level), the positive-subset fit only its equalities."""
+    X, y = random_problem(30, 60, seed)
+    pos = y > 0
+    star, pls = R.min_norm_solution(X, y), R.positive_subset_least_squares(X, y)
+    for sol, inequalities in ((star, True), (pls, False)):
+        ys, ns = np.abs(y).max(), np.abs(sol.nu).max()
+        terms = [np.abs(sol.beta[pos] - y[pos]).max() / ys]
+        if inequalities:
+            neg = ~pos
+            terms += [max(sol.beta[neg].max(), 0.0) / ys, max(sol.nu[neg].max(), 0.0) / ns,
+                      np.abs(sol.nu[neg] * sol.beta[neg]).max() / (ns * ys)]
+        assert sol.kkt_residual == max(terms)
+    assert star.kkt_residual < 1e-13

@@ -60,7 +60,7 @@ def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn,
     X, y, w0, lr = small
     args = dict(X=X, y=y, w0=w0, lr=lr)
     args.update(kwargs_fn(X, y, w0, lr))
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match="^" + match):   # the message starts with the parameter's name
         gd(args.pop("X"), args.pop("y"), args.pop("w0"), **args)
 
 
@@ -72,7 +72,7 @@ def test_bad_input_raises_value_error_naming_the_parameter(small, gd, kwargs_fn,
 ])
 def test_gram_entry_point_validates_K(small, K_fn, match):
     X, y, _, lr = small
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match="^" + match):
         R.gradient_descent_gram(K_fn(X @ X.T), y, np.full(6, 1 / 40), lr=lr)
 
 
@@ -82,6 +82,7 @@ def test_gram_entry_point_validates_K(small, K_fn, match):
     (lambda X, y: R.gradient_descent(X, y, None, lr=1.0), r"w0 must"),
     (lambda X, y: R.min_norm_solution_gram(X, y), r"K must be a square"),
     (lambda X, y: R.min_norm_pair_gram(X @ X.T, y[:-1]), r"y must have shape \(6,\)"),
+    (lambda X, y: R.gradient_descent_gram(X @ X.T, y[:-1], np.ones(6), lr=1.0), r"y must have shape \(6,\)"),
     (lambda X, y: R.all_active_init_gram(X), r"K must be a square"),
     (lambda X, y: R.disjoint_init_gram(X @ X.T, [0, 1]), r"assignment must have shape \(6,\)"),
     (lambda X, y: R.lr_from_contraction_gram(0.1, X), r"K must be a square"),
@@ -89,8 +90,29 @@ def test_gram_entry_point_validates_K(small, K_fn, match):
 ])
 def test_gram_entry_points_name_what_is_wrong(small, call, match):
     X, y, _, _ = small
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match="^" + match):
         call(X, y)
+
+
+@pytest.mark.parametrize("eigs, accepted", [
+    ([-1e-10, 0.5, 1.0], True),     # exactly at the round-off allowance, -1e-10 lambda_max: still accepted
+    ([-2e-10, 0.5, 1.0], False),    # past it
+    ([0.0, 0.0, 1.0], True),        # rank one, exactly: one positive eigenvalue is enough
+    ([0.0, 0.0, 0.0], False),       # zero
+])
+def test_gram_entry_point_checks_psd_at_its_exact_edges(eigs, accepted):
+    K = np.diag(eigs)   # diagonal: the eigenvalues are exact
+
+    def run():
+        return R.gradient_descent_gram(K, np.ones(3), np.full(3, 0.1), lr=0.1, max_steps=2)
+
+    if accepted:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", R.InactivePositiveWarning)
+            assert run().n_steps >= 1
+    else:
+        with pytest.raises(ValueError, match=r"^K must be positive semidefinite"):
+            run()
 
 
 def _gram_with_eigenvalues(eigs, seed=0):
@@ -197,7 +219,9 @@ def test_warning_counts_stuck_examples_and_shows_ten(n_pos, shown):
     [w] = caught
     assert w.category is R.InactivePositiveWarning
     assert f"leaves {n_pos} example(s)" in str(w.message) and f"(indices {shown});" in str(w.message)
-    assert "GD will probably stop at a non-global stationary point" in str(w.message)  # the words it promises
+    assert f"(indices {shown}); they can only re-activate through cross-terms, so GD will probably stop at a " \
+        "non-global stationary point" in str(w.message)  # the words it promises
+    assert str(w.message).endswith("stationary point")
     # shown outside ibcore (stacklevel): at the caller's line, except under mutmut, whose
     # trampolines put a frame of their own between gradient_descent and its caller
     assert not Path(w.filename).is_relative_to(Path(R.__file__).parents[1])
