@@ -178,6 +178,7 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
     last = np.full(runs, -1)  # index of a stopped run's last record
     records, done = [], []
     pos, k = 0, _BLOCK
+    Z = X2 = XI = None  # no block drawn yet: a run may stop at its first record
     with np.errstate(over="ignore", invalid="ignore"):
         for target in rec:
             while pos < target:
@@ -214,8 +215,9 @@ def _sgd_overlaps_runs(Q0s, R0s, Ts, *, N, lr, t_max=None, n_steps=None, rngs, r
                     last[active[below]] = len(records) - 1
                     keep = ~below
                     active, S = active[keep], S[keep]
-                    Z, X2 = Z[:, keep], X2[:, keep]
-                    XI = None if XI is None else XI[:, keep]
+                    if Z is not None:
+                        Z, X2 = Z[:, keep], X2[:, keep]
+                        XI = None if XI is None else XI[:, keep]
                 if not active.size:
                     break
     S_rec = np.stack(records, axis=1)  # (runs, n_rec, r, r)
