@@ -255,7 +255,7 @@ def sgd_one_pass(W0, W_star, *, lr, t_max=None, n_steps=None, rng=None, record_e
 
 
 def _sgd_one_pass_runs(W0s, W_stars, *, lr, t_max=None, n_steps=None, rngs, record_every=None, record_steps=None,
-                       noise=0.0, block=None, stop_below=None, blowup=1e6):
+                       noise=0.0, block=None, stop_below=None, blowup=_BLOWUP):
     """:func:`sgd_one_pass` for each ``(W0s[r], W_stars[r], rngs[r])``, the runs stepped together.
 
     Each run draws its inputs (and label noise) from its own generator, as alone; the runs
