@@ -18,7 +18,8 @@ solvers behind the chapters, one module per concept:
 * orthogonal, perturbation -- closed forms on orthogonal data (no cross-talk), and to
   first order in the cross-talk (:func:`~ibcore.relu.first_order_gap`);
 * initialisation -- all-active, two-neuron, disjoint, Gaussian, tiny and bad starts;
-* metrics -- relative gap, pattern stabilisation, re-activations, fit statistics.
+* metrics -- relative gap, pattern stabilisation, re-activations, fit statistics;
+* teacher -- the test error against a ReLU teacher, in closed form (:func:`~ibcore.relu.relu_teacher_risk`).
 
 Where a computation needs X only through the Gram matrix :math:`K = XX^\top`, it has two entry
 points: the feature form takes X and works with weights (``gradient_descent(X, y, w0, ...)``),
@@ -39,7 +40,7 @@ the paper's, the docstring says so.
 # exactly those, so there is one list per name to keep up to date. Everything else
 # (names with a leading underscore, the module _iteration) is ibcore's own.
 from . import (disjoint, features, gd, gram, initialisation, metrics, min_norm, model, orthogonal, perturbation,
-               results, stability)
+               results, stability, teacher)
 from .disjoint import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403
 from .gd import *  # noqa: F401,F403
@@ -52,6 +53,7 @@ from .orthogonal import *  # noqa: F401,F403
 from .perturbation import *  # noqa: F401,F403
 from .results import *  # noqa: F401,F403
 from .stability import *  # noqa: F401,F403
+from .teacher import *  # noqa: F401,F403
 
 __all__ = [
     *features.__all__, *gram.__all__,             # the data
@@ -62,4 +64,5 @@ __all__ = [
     *perturbation.__all__,                        # ... and to first order in it
     *initialisation.__all__,                      # initial weights
     *metrics.__all__,                             # what the chapters measure
+    *teacher.__all__,                             # test error against a ReLU teacher
 ]

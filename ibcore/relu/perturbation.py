@@ -49,7 +49,7 @@ import numpy as np
 from .._result import result
 from ..validation import finite_array, positive_float
 from .gram import _validated_gram
-from .metrics import _relu_pair_mean_square
+from .teacher import _relu_pair_mean_square
 
 __all__ = ["first_order_limit", "first_order_gap", "first_order_constant", "FirstOrderLimit"]
 

@@ -222,7 +222,7 @@ def test_test_error_trial_against_an_independent_computation(noise):
 def test_relu_teacher_risk_gradient_against_finite_differences(case):
     """The closed-form gradient against central differences of the closed-form risk (itself checked
     against quadrature above), and the Hessian bounds of its docstring along a segment."""
-    from ibcore.relu.metrics import _relu_teacher_risk_gradient
+    from ibcore.relu.teacher import _relu_teacher_risk_gradient
 
     rng = np.random.default_rng(3)
     d = 6

@@ -28,9 +28,9 @@ import numpy as np
 from ...relu.features import Spectrum, sample_features, sample_labels, _validated_sizes
 from ...relu.gram import sample_gram
 from ...relu.initialisation import all_active_init, all_active_init_gram
-from ...relu.metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, relu_teacher_risk,
-                             _relu_teacher_risk_gradient,
-                             _run_statistics, _slack_statistics)
+from ...relu.metrics import (_fit_statistics, _fit_threshold, relative_gap, relative_gap_gram, _run_statistics,
+                             _slack_statistics)
+from ...relu.teacher import _relu_teacher_risk_gradient, relu_teacher_risk
 from ...relu.min_norm import min_norm_solution, min_norm_solution_gram, positive_subset_least_squares_gram
 from ...relu.orthogonal import orthogonal_stabilisation_step
 from ...relu.perturbation import first_order_gap
