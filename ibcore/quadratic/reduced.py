@@ -194,8 +194,11 @@ def integrate_reduced(Q0, R0, T=None, *, t_max=None, lr=None, noise=0.0, n_point
     The default integrator is LSODA, which switches to an implicit (BDF) method once
     the run has converged towards a zero-loss point and the explicit steps would be
     limited by stability: at the same tolerances it needs about half the right-hand-side
-    evaluations of ``"DOP853"`` over an escape and convergence, and is more accurate
-    (measured against ``rtol=1e-13``: issue 25 in ``benchmarks/README.md``).
+    evaluations of ``"DOP853"`` over an escape and convergence, and is more accurate.
+    From random starts (``initial_overlaps``, p = 4 to 32, N = 10³ to 10⁷, t' = 30), against
+    ``"DOP853"`` at ``rtol=1e-13``: 52-64% of its evaluations, errors 2e-10 to 1e-9 against
+    3e-9 to 6e-7.  From a start with identical rows (a saddle, which rounding alone breaks)
+    both lose digits and ``"DOP853"`` loses fewer.
 
     Parameters
     ----------
