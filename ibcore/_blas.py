@@ -5,7 +5,7 @@ an SGD block's b × N by N × (p + p*)): split over threads they gain nothing, a
 machine (two notebooks on two cores, a shared Binder) OpenBLAS's threads wait for a core.
 Measured on the 2-core machine: SGD at N = 10⁴, p = 8 under load, 8.4x the cost of drawing
 its inputs on two threads and 1.47x on one; 8 GD runs at n = 160 beside another busy
-process, 7.1 s on two threads and 0.34 s on one (``benchmarks/README.md``).
+process, 7.1 s on two threads and 0.34 s on one (``CHANGELOG.md``, "BLAS threads").
 """
 from __future__ import annotations
 
