@@ -406,6 +406,8 @@ def test_stop_below_gives_the_escape_time_of_the_full_run(lr, noise, grid):
     assert early.risk[-1] < level <= early.risk[-2]
     assert np.isfinite(full.escape_time()) and early.escape_time() == pytest.approx(full.escape_time(), abs=1e-9)
     assert early.nfev < 0.6 * full.nfev
+    # it counts the evaluations before the crossing too: more than a run to half its end needs
+    assert early.nfev > q.integrate_odes(Q0, R0, T, **{**kw, "t_max": early.t[-1] / 2}).nfev
     assert "fell below stop_below" in early.message
 
 
@@ -421,7 +423,16 @@ def test_stop_below_not_reached_or_reached_at_the_start():
     np.testing.assert_allclose(never.Q, full.Q, rtol=0, atol=1e-12)
     at_once = q.integrate_odes(Q0, R0, T, **kw, stop_below=2 * full.risk[0])
     assert at_once.success and at_once.t.tolist() == [0.0]
+    assert at_once.Q.shape == (1, 4, 4) and at_once.R.shape == (1, 4, 2)
     np.testing.assert_array_equal(at_once.Q[0], Q0)
+    # output times after 0: the run goes to the first of them, where the full run is
+    times = np.array([0.25, 0.5, 1.0])
+    late = q.integrate_odes(Q0, R0, T, lr=0.4, t_eval=times)
+    late_once = q.integrate_odes(Q0, R0, T, lr=0.4, t_eval=times, stop_below=2 * full.risk[0])
+    assert late_once.success and late_once.t.tolist() == [0.25]
+    assert late_once.Q.shape == (1, 4, 4) and late_once.R.shape == (1, 4, 2)
+    np.testing.assert_allclose(late_once.Q[0], late.Q[0], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(late_once.R[0], late.R[0], rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("bad", [0.0, -0.1, float("nan"), "0.1", True])

@@ -53,6 +53,10 @@ def test_record_steps_and_stop_below():
     assert stopped.n_steps < 4000
     missed = q.sgd_one_pass(W0, W_star, lr=0.15, n_steps=40, rng=0, record_every=20, stop_below=level)
     assert not missed.success and missed.n_steps == 40
+    # a start already below the level stops at its first record, and has reached its goal
+    at_once = q.sgd_one_pass(W0, W_star, lr=0.15, n_steps=4000, rng=0, record_every=20, stop_below=2 * run.risk[0])
+    assert at_once.success and at_once.step.tolist() == [0] and at_once.n_steps == 0
+    assert at_once.Q.shape == (1, 3, 3) and at_once.R.shape == (1, 3, 2)
     # record_every=None records the end state only, the same state as a recorded run's last
     end = q.sgd_one_pass(W0, W_star, lr=0.15, n_steps=4000, rng=0)
     np.testing.assert_array_equal(end.step, [4000])
@@ -294,3 +298,24 @@ def test_runs_stepped_together_are_the_runs_alone(noise, stop):
         assert len({run.n_steps for run in together}) > 1, "the runs stopped at different steps"
     with pytest.raises(ValueError, match="same non-zero length"):
         _sgd_one_pass_runs([starts[0][0]], [starts[0][1]] * 2, rngs=[1], **kw)
+    wider = tuple(q.random_init(3, 2, 90, informative=0.3, rng=0))  # another N: two shapes
+    with pytest.raises(ValueError, match=r"^every run needs the same shapes, got W0 and W_star shapes "):
+        _sgd_one_pass_runs([starts[0][0], wider[0]], [starts[0][1], wider[1]], rngs=[1, 2], **kw)
+
+
+def test_a_run_that_starts_below_stop_below_stops_at_once_in_a_batch():
+    """In a batch, a run whose start is already below ``stop_below`` keeps its one record while
+    the others go on, and each run's numbers are those it has alone."""
+    from ibcore.quadratic.sgd import _sgd_one_pass_runs
+
+    W0, W_star = q.random_init(3, 2, 80, informative=0.3, rng=0)
+    at_goal = np.vstack([W_star, np.zeros((1, 80))])  # a zero-loss point: its risk is the noise's
+    kw = dict(lr=0.3, n_steps=700, record_every=50, noise=0.4, stop_below=0.6)
+    runs = _sgd_one_pass_runs([at_goal, W0], [W_star, W_star], rngs=[1, 2], **kw)
+    assert runs[0].success and runs[0].step.tolist() == [0] and runs[0].Q.shape == (1, 3, 3)
+    np.testing.assert_array_equal(runs[0].W, at_goal)
+    for run, start, seed in zip(runs, [at_goal, W0], [1, 2]):
+        alone = q.sgd_one_pass(start, W_star, rng=seed, **kw)
+        np.testing.assert_array_equal(run.step, alone.step)
+        np.testing.assert_array_equal(run.Q, alone.Q)
+    assert runs[1].step.size > 1
