@@ -100,13 +100,18 @@ def test_gradient_descent_reaches_the_limit_at_the_predicted_rate(problem):
 @pytest.mark.parametrize("call, match", [
     (lambda X, y, w0: linear.min_norm_interpolator(X[:, :5], y), r"linearly independent rows"),
     (lambda X, y, w0: linear.min_norm_interpolator(np.vstack([X[:-1], X[:1]]), y), r"linearly independent"),
-    (lambda X, y, w0: linear.min_norm_interpolator(X, y[:-1]), r"y must have shape \(12,\)"),
-    (lambda X, y, w0: linear.min_norm_interpolator(X[0], y), r"X must have 2 dimension"),
-    (lambda X, y, w0: linear.gd_limit(X, y, w0[:-1]), r"w0 must have shape \(60,\)"),
-    (lambda X, y, w0: linear.gd_limit(X, np.where(y > 0, np.nan, y), w0), r"y must be finite"),
-    (lambda X, y, w0: linear.row_space_projection(X, w0[:3]), r"v must have shape"),
-    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=-1.0), r"lr must be a positive"),
-    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=1e-3, record_every=0), r"record_every"),
+    (lambda X, y, w0: linear.min_norm_interpolator(X, y[:-1]), r"^y must have shape \(12,\)"),
+    (lambda X, y, w0: linear.min_norm_interpolator(X[0], y), r"^X must have 2 dimension"),
+    (lambda X, y, w0: linear.min_norm_interpolator(np.where(X > 1, np.inf, X), y), r"^X must be finite"),
+    (lambda X, y, w0: linear.gd_limit(X, y, w0[:-1]), r"^w0 must have shape \(60,\)"),
+    (lambda X, y, w0: linear.gd_limit(X, np.where(y > 0, np.nan, y), w0), r"^y must be finite"),
+    (lambda X, y, w0: linear.gd_limit(X, y[:-1], w0), r"^y must have shape \(12,\)"),
+    (lambda X, y, w0: linear.gd_limit(X[0], y, w0), r"^X must have 2 dimension"),
+    (lambda X, y, w0: linear.row_space_projection(X, w0[:3]), r"^v must have shape"),
+    (lambda X, y, w0: linear.row_space_projection(X[0], w0), r"^X must have 2 dimension"),
+    (lambda X, y, w0: linear.row_space_projection(np.where(X > 1, np.nan, X), w0), r"^X must be finite"),
+    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=-1.0), r"^lr must be a positive"),
+    (lambda X, y, w0: linear.least_squares_gd(X, y, w0, lr=1e-3, record_every=0), r"^record_every"),
 ])
 def test_bad_input_raises_value_error_naming_the_parameter(problem, call, match):
     with pytest.raises(ValueError, match=match):

@@ -84,10 +84,12 @@ def test_orthogonal_stabilisation_step_is_the_scalar_recursion(c, b0):
         np.sqrt(sum(frozen_value(v, c, b0) ** 2 for v in y[y < 0]) / np.sum(y[y > 0] ** 2)), rel=1e-12)
 
 
-@pytest.mark.parametrize("bad", [{"c": 0.0}, {"c": 1.0}, {"c": 1.5}, {"b0": -1.0}])
-def test_orthogonal_closed_forms_reject_bad_inputs(bad):
-    with pytest.raises(ValueError):
-        R.orthogonal_stabilisation_step(np.array([-0.5, 0.5]), **{"c": 0.1, **bad})
+@pytest.mark.parametrize("bad, name", [({"c": 0.0}, "c"), ({"c": 1.0}, "c"), ({"c": 1.5}, "c"), ({"b0": -1.0}, "b0"),
+                                       ({"y": np.ones((2, 2))}, "y"), ({"y": np.array([np.nan, 0.5])}, "y")])
+def test_orthogonal_closed_forms_reject_bad_inputs_by_name(bad, name):
+    kw = {"y": np.array([-0.5, 0.5]), "c": 0.1, **bad}
+    with pytest.raises(ValueError, match=rf"^{name} must "):
+        R.orthogonal_stabilisation_step(kw.pop("y"), kw.pop("c"), **kw)
 
 
 def test_overshoot_gap_is_about_c_over_root_3():
@@ -134,5 +136,14 @@ def test_two_neuron_gap_mean_square_is_4_b_cubed():
 @pytest.mark.parametrize("bad", [dict(y=np.zeros(4), b0=0.1), dict(y=np.ones(4), b0=0.0),
                                  dict(y=np.ones(4), b0=-1.0), dict(y=np.ones((2, 2)), b0=0.1)])
 def test_two_neuron_gap_validation(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^(y|b0)\b"):
         R.two_neuron_orthogonal_gap(**bad)
+
+
+def test_stabilisation_step_starts_at_one_by_default_and_a_zero_label_never_switches():
+    """β_i(t) = y_i + (1 - c)^t (b0 - y_i) on an active example: a negative label switches off at
+    the first t with β_i(t) ≤ 0 (b0 = 1 unless given); a zero label only tends to 0 and never does."""
+    c, y = 0.1, np.array([-0.5, 0.0, 0.5])
+    first = next(t for t in range(1000) if -0.5 + (1 - c) ** t * (1.0 + 0.5) <= 0)
+    assert R.orthogonal_stabilisation_step(y, c) == first == 11
+    assert R.orthogonal_stabilisation_step(y, c, b0=2.0) > first
