@@ -6,12 +6,13 @@
   kernel's CPU time per chapter, this working tree against a ``git archive`` of ``REV``, each
   tree's chapters (its ``tools.notebooks.chapters()``) run with that tree's own ibcore, inside
   that tree. Executions alternate chapter by chapter (baseline, candidate; candidate first in
-  every second repeat), so both trees see the same load. Each runs in a fresh kernel with an
+  every second repeat; a matched pair side by side), so both trees see the same load. Each runs in a fresh kernel with an
   empty sweep cache, as a cold build: ``COLD_BUILD`` (the variables' names are the same at
   64c06a3). The kernel's CPU (itself and its waited-for children, ``getrusage``) is read by a
   cell put before the chapter's first and one after its last. Chapters are matched by path,
   then by name without its number (``04_two_neurons`` and ``05_two_neurons``); the others are
-  listed apart. Prints one Markdown table; ``--json`` also writes every execution.
+  listed apart. Prints one Markdown table; ``--json`` also writes every execution; ``--cells``
+  also times each code cell (the kernel's CPU by psutil) and lists the costly ones.
 """
 from __future__ import annotations
 
@@ -102,9 +103,10 @@ def tree_chapters(root: Path, python: str) -> list[str]:
     return out.split()
 
 
-def run_chapter(root: Path, chapter: str, python: str) -> dict:
+def run_chapter(root: Path, chapter: str, python: str, cells: bool = False) -> dict:
     """Execute one chapter of the tree at ``root`` in a fresh kernel: kernel CPU seconds of its cells
-    (``cpu``), of the whole kernel process from its start (``kernel_cpu``), wall seconds, or ``error``."""
+    (``cpu``), of the whole kernel process from its start (``kernel_cpu``), wall seconds, or ``error``;
+    with ``cells``, also ``cells``: ``(kernel CPU-s, first line)`` of each code cell (psutil)."""
     from jupyter_client import AsyncKernelManager
     from jupyter_client.kernelspec import KernelSpecManager
 
@@ -120,10 +122,22 @@ def run_chapter(root: Path, chapter: str, python: str) -> dict:
              "display_name": "ib", "language": "python", "env": env}))
         saved = {k: os.environ.pop(k) for k in ("IBCORE_FIGURE_REPORT", "IBCORE_NOTEBOOK") if k in os.environ}
         km = AsyncKernelManager(kernel_name="ib", kernel_spec_manager=KernelSpecManager(kernel_dirs=[specs]))
+        per_cell = []
+
+        def kernel_cpu(cell, **_):
+            import psutil
+
+            if cell.cell_type != "code" or not cell.source.strip():  # not executed: no end hook
+                return
+            p = psutil.Process(km.provisioner.process.pid)
+            t = p.cpu_times()
+            per_cell.append(t.user + t.system + t.children_user + t.children_system)
+
+        hooks = dict(on_cell_start=kernel_cpu, on_cell_executed=kernel_cpu) if cells else {}
         t0 = time.perf_counter()
         try:
-            NotebookClient(nb, km=km, timeout=1800, resources={"metadata": {"path": str(md.parent)}}).execute(
-                cleanup_kc=True)  # the client shuts down a kernel manager not its own only when told
+            NotebookClient(nb, km=km, timeout=1800, resources={"metadata": {"path": str(md.parent)}},
+                           **hooks).execute(cleanup_kc=True)  # the client shuts down a kernel manager not its own only when told
         except Exception as e:  # a chapter that fails is reported, the others still run
             return {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:200] if str(e).strip() else ''}"}
         finally:
@@ -137,8 +151,13 @@ def run_chapter(root: Path, chapter: str, python: str) -> dict:
     where = text(nb.cells[-1]).split(maxsplit=1)[1].strip()
     if where != "None" and root.resolve() not in Path(where).resolve().parents:
         raise RuntimeError(f"{chapter}: the kernel imported ibcore from {where}, not from {root}")
-    return {"cpu": float(s1) + float(c1) - float(s0) - float(c0), "kernel_cpu": float(s1) + float(c1),
-            "children_cpu": float(c1) - float(c0), "wall": wall}
+    found = {"cpu": float(s1) + float(c1) - float(s0) - float(c0), "kernel_cpu": float(s1) + float(c1),
+             "children_cpu": float(c1) - float(c0), "wall": wall}
+    if cells:  # the executed cells; ours are the first and the last two
+        code = [c.source for c in nb.cells if c.cell_type == "code" and c.source.strip()][1:-2]
+        spent = [b - a for a, b in zip(per_cell[0::2], per_cell[1::2])][1:-2]
+        found["cells"] = [(t, src.strip().splitlines()[0] if src.strip() else "") for t, src in zip(spent, code)]
+    return found
 
 
 def _stem(chapter: str) -> str:
@@ -164,6 +183,8 @@ def main(argv=None):
     parser.add_argument("--chapters", default="", help="comma-separated substrings of chapter paths")
     parser.add_argument("--python", default=sys.executable, help="the kernels' interpreter (default: this one)")
     parser.add_argument("--json", type=Path, help="also write every execution's figures to this file")
+    parser.add_argument("--cells", action="store_true",
+                        help="also time each code cell (kernel CPU, psutil) and print the costliest")
     args = parser.parse_args(argv)
     python = str(Path(args.python).absolute()) if os.sep in args.python else args.python
     roots = {"candidate": ROOT}
@@ -174,16 +195,18 @@ def main(argv=None):
         if args.chapters:
             lists = {role: [c for c in cs if any(s in c for s in args.chapters.split(","))]
                      for role, cs in lists.items()}
-        order = list(lists["candidate"]) + [c for c in lists.get("baseline", []) if c not in lists["candidate"]]
+        # a matched pair side by side, in the candidate's order; the chapters of one tree after
+        by_path, by_name, only_old, _ = pairs(lists.get("baseline", []), lists["candidate"])
+        partner = dict((n, o) for o, n in by_path + by_name)
+        slots = [[("baseline", partner[c]), ("candidate", c)] if c in partner else [("candidate", c)]
+                 for c in lists["candidate"]] + [[("baseline", c)] for c in only_old]
         runs: dict[tuple[str, str], list[dict]] = {}
         load = []
         for k in range(args.repeat):
-            for chapter in order:
-                for role in (list(roots) if k % 2 == 0 else list(roots)[::-1]):
-                    if chapter not in lists[role]:
-                        continue
+            for slot in slots:
+                for role, chapter in (slot if k % 2 == 0 else slot[::-1]):
                     load.append(os.getloadavg()[0])
-                    r = run_chapter(roots[role], chapter, python) | {"load": load[-1], "repeat": k}
+                    r = run_chapter(roots[role], chapter, python, args.cells) | {"load": load[-1], "repeat": k}
                     runs.setdefault((role, chapter), []).append(r)
                     print(f"  {k + 1}/{args.repeat} {role}: {chapter}: "
                           + (r["error"] if "error" in r else f"{r['cpu']:.1f} CPU-s, {r['wall']:.1f} s wall")
@@ -249,6 +272,17 @@ def report(runs, lists, args, python, load):
     failed = [(role, c, r["error"]) for (role, c), rs in runs.items() for r in rs if "error" in r]
     for role, c, error in failed:
         print(f"\n{role} {c} failed: {error}")
+    if args.cells:
+        print("\nCode cells of at least 0.5 CPU-s (median over repeats; cell number, first line):")
+        for (role, c), rs in runs.items():
+            timed = [r["cells"] for r in rs if "cells" in r]
+            if not timed:
+                continue
+            print(f"\n{role} {c}:")
+            for i, (_, first) in enumerate(timed[0]):
+                t = med([cs[i][0] for cs in timed])
+                if t >= 0.5:
+                    print(f"  {i + 1:3d} {t:6.1f}  {first[:90]}")
 
 
 if __name__ == "__main__":
