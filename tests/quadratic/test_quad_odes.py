@@ -440,3 +440,65 @@ def test_stop_below_is_checked(bad):
     Q0, R0, T = q.initial_overlaps(4, 2, 10**4, rng=3)
     with pytest.raises(ValueError, match=r"^stop_below must be a positive finite number, got "):
         q.integrate_odes(Q0, R0, T, t_max=1.0, stop_below=bad)
+
+
+def test_the_reduced_trajectory_is_the_full_one_with_its_coordinates():
+    """Every field of a reduced run against the full system's run from the same start (label
+    noise, lr, t_min): Q and R rebuilt from r, d, a in the frame U, V; the metadata of the call."""
+    p, p_star, lr, noise = 5, 2, 0.3, 0.2
+    Q0, R0, T = q.initial_overlaps(p, p_star, 1000, rng=4)
+    kw = dict(lr=lr, noise=noise, t_max=8.0, t_min=0.5, n_points=9, rtol=1e-12, atol=1e-15)
+    full = q.integrate_odes(Q0, R0, T, **kw)
+    red = q.integrate_reduced(Q0, R0, T, **kw)
+    assert red.t[1] == pytest.approx(0.5) and np.array_equal(red.t, full.t)
+    assert red.kind == "reduced" and red.lr == lr and red.noise == noise
+    np.testing.assert_array_equal(red.T, np.eye(p_star))
+    assert isinstance(red.nfev, int) and red.nfev > 0 and isinstance(red.message, str) and red.success
+    np.testing.assert_allclose(red.risk, full.risk, rtol=0, atol=1e-9)  # noise included
+    np.testing.assert_allclose(red.risk[0], q.population_risk(Q0, R0, T, noise=noise), rtol=1e-12)
+    # the frame: U orthonormal columns, V orthogonal; R = U diag(r) Vᵀ, Q = U diag(r² + d) Uᵀ + a P⊥
+    np.testing.assert_allclose(red.U.T @ red.U, np.eye(p_star), atol=1e-12)
+    np.testing.assert_allclose(red.V.T @ red.V, np.eye(p_star), atol=1e-12)
+    P_perp = np.eye(p) - red.U @ red.U.T
+    for k in range(red.t.size):
+        np.testing.assert_allclose(red.R[k], red.U @ np.diag(red.r[k]) @ red.V.T, atol=1e-12)
+        np.testing.assert_allclose(red.Q[k], red.U @ np.diag(red.r[k] ** 2 + red.d[k]) @ red.U.T
+                                   + red.a[k] * P_perp, atol=1e-12)
+    np.testing.assert_allclose(red.Q, full.Q, rtol=0, atol=1e-7)
+    assert q.integrate_reduced(Q0, R0, T, t_max=1.0).lr is None   # gradient flow
+
+
+def test_a_square_student_has_no_orthogonal_part():
+    """p = p*: the complement of the teacher's span is empty, so a = 0 along the run."""
+    Q0, R0, T = q.initial_overlaps(3, 3, 1000, rng=1)
+    red = q.integrate_reduced(Q0, R0, T, t_max=2.0, n_points=5)
+    np.testing.assert_array_equal(red.a, 0.0)
+
+
+def test_the_reduction_refuses_what_it_cannot_reduce():
+    """An asymmetric Q0, a time axis, a teacher off the identity by more than rounding."""
+    Q0, R0, T = q.initial_overlaps(4, 2, 100, rng=0)
+    asym = Q0.copy()
+    asym[0, 1] += 1e-3
+    with pytest.raises(ValueError, match=r"^Q0\b"):
+        q.integrate_reduced(asym, R0, T, t_max=1.0)
+    with pytest.raises(ValueError, match=r"^Q0\b"):
+        q.integrate_reduced(Q0[None], R0[None], T, t_max=1.0)
+    with pytest.raises(ValueError, match=r"^T\b"):
+        q.integrate_reduced(Q0, R0, (1 + 1e-9) * np.eye(2), t_max=1.0)
+
+
+def test_reduced_escape_time_at_its_edges():
+    """Below the level from the start: 0; no escape by t_max: nan; the level follows fraction
+    (as the escape time read from a run does); each argument refused by its name."""
+    Q0, R0, T = q.initial_overlaps(3, 2, 10**4, rng=6)
+    traj = q.integrate_reduced(Q0, R0, T, t_max=10.0, n_points=2001, grid="linear")
+    for fraction in (0.5, 0.2):
+        assert q.reduced_escape_time(Q0, R0, T, fraction=fraction) == pytest.approx(
+            traj.escape_time(fraction), abs=0.01)
+    assert np.isnan(q.reduced_escape_time(Q0, R0, T, t_max=0.5))
+    at_teacher = np.diag([1.0, 1.0, 0.0]), np.eye(3, 2)  # W = [W*; 0]: zero risk from the start
+    assert q.reduced_escape_time(*at_teacher, T) == 0.0
+    for name, bad in (("noise", dict(noise=-1.0)), ("t_max", dict(t_max=0.0)), ("lr", dict(lr=-0.1))):
+        with pytest.raises(ValueError, match=rf"^{name}\b"):
+            q.reduced_escape_time(Q0, R0, T, **bad)
