@@ -165,6 +165,29 @@ def test_first_order_constant_is_the_mean_squared_mismatch(b0):
     assert R.first_order_constant(b0) == pytest.approx(reference, rel=0.01)
 
 
+@pytest.mark.parametrize("b0", [0.01, 0.3, 1.0, 3.0])
+def test_first_order_constant_from_the_moments_of_its_definition(b0):
+    """The covariance of (a_i, s_i) computed by quadrature from their definition in
+    first_order_limit, not from the closed forms: a_i = Σ_{j+} ε_ij ρ (y_j - b0) - Σ_{j-, u_j < u}
+    ε_ij b0 (u - u_j)/(b0 + u), s_i = Σ_{j+} ε_ij y_j, the ε_ij independent with variance 1/d, half
+    the labels positive and |y_j| ~ U[0, 1]; then A² = 3 ∫ m(u) du to quadrature accuracy."""
+    from scipy.integrate import quad
+
+    from ibcore.relu.teacher import _relu_pair_mean_square
+
+    def mismatch(u):
+        rho = u / (b0 + u)
+        var_a = (0.5 * quad(lambda y: (rho * (y - b0)) ** 2, 0, 1)[0]
+                 + 0.5 * quad(lambda v: (b0 * (u - v) / (b0 + u)) ** 2, 0, u)[0])
+        var_s = 0.5 * quad(lambda y: y * y, 0, 1)[0]
+        cov = 0.5 * quad(lambda y: rho * (y - b0) * y, 0, 1)[0]
+        sa, ss = np.sqrt(var_a), np.sqrt(var_s)
+        return _relu_pair_mean_square(sa, ss, cov / (sa * ss) if sa > 0 else 0.0)
+
+    A2 = 3 * quad(mismatch, 0, 1, points=[b0] if b0 < 1 else None, limit=200, epsabs=1e-14)[0]
+    assert R.first_order_constant(b0) == pytest.approx(np.sqrt(A2), rel=1e-7)
+
+
 @pytest.mark.parametrize("b0", [1.0, 0.1])
 def test_first_order_constant_is_the_many_example_limit_of_the_first_order_gap(b0):
     """first_order_gap / sqrt(n/d) on K = d(I + E), E with independent N(0, 1/d) entries: its
@@ -187,5 +210,6 @@ def test_first_order_constant_limits_and_validation():
     assert R.first_order_constant(1e-5) == pytest.approx(0.5 * np.sqrt(1e-5), rel=0.01)
     values = [R.first_order_constant(b0) for b0 in (0.01, 0.1, 1.0, 10.0)]
     assert np.all(np.diff(values) > 0)
-    with pytest.raises(ValueError, match="b0"):
+    assert R.first_order_constant() == R.first_order_constant(1.0)   # the all-active start at b0 = 1
+    with pytest.raises(ValueError, match=r"^b0\b"):
         R.first_order_constant(0.0)
