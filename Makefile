@@ -100,7 +100,7 @@ bench: setup  ## the benchmarks, as ratios; writes benchmarks/README.md's table
 	cd benchmarks && PYTHONPATH=$(CURDIR) ../$(BIN)/python -m pytest -p no:xdist . --write-table README.md
 
 # mutation testing of the modules of [tool.mutmut] (pyproject.toml), or of MUTANTS="ibcore.relu.gd.*"
-mutate: setup  ## mutation testing (hours); writes tests/README.md's table
+mutate: setup  ## mutation testing (about 2 h from scratch); writes tests/README.md's table
 	$(ONE_PER_CORE) nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
 	$(BIN)/python -m tests.mutation_scores --write
 

@@ -91,3 +91,9 @@ def test_spectrum_summaries():
     np.testing.assert_array_equal(spk.values()[:2], [50.0, 1.0])
     huge = R.Spectrum.power_law(10 ** 8, 0.5)
     assert huge.trace == pytest.approx(2 * np.sqrt(1e8) - 1.46, rel=1e-6)  # Σ k^{-1/2} ≈ 2√d + ζ(1/2)
+
+
+def test_bartlett_allows_as_many_degrees_of_freedom_as_rows():
+    """dof = n is the smallest Wishart the decomposition draws (its last χ² has 1 degree of freedom)."""
+    W = R.gram._wishart_bartlett(5, 5, rng=0)
+    assert W.shape == (5, 5) and np.all(np.linalg.eigvalsh(W) > 0)
