@@ -18,6 +18,9 @@ def _nan(a):
     (lambda: q.overlaps(W0[0], W_STAR), "W"),
     (lambda: q.overlaps(W0, W_STAR[:, :5]), "W_star"),
     (lambda: q.overlaps(_nan(W0), W_STAR), "W"),
+    (lambda: q.overlaps(W0, W_STAR[0]), "W_star"),
+    (lambda: q.population_risk(Q0, R0[:, 0]), "R"),
+    (lambda: q.ode_rhs(Q0 + 0.5 * np.triu(np.ones((3, 3)), 1) * np.abs(Q0).max(), R0), "Q"),  # half off
     (lambda: q.population_risk(Q0, R0[:2]), "R"),
     (lambda: q.population_risk(Q0[:, :2], R0), "Q"),
     (lambda: q.population_risk(Q0, R0, np.eye(3)), "T"),
@@ -166,3 +169,17 @@ def test_other_functions(call, name):
 def test_late_time_law_says_why_it_needs_p_at_least_p_star():
     with pytest.raises(ValueError, match=r"^p .* \(for convergence to zero loss\)"):
         q.late_time_law(2, 3)
+
+
+def test_symmetry_is_checked_to_rounding_at_every_scale():
+    """An asymmetry of rounding size passes at any scale of Q (the tolerance follows max |Q|); one
+    of 1e-6 of the scale does not; population_risk returns a float for one set of overlaps."""
+    Q = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 2.0]])
+    big = 1e6 * Q
+    big[0, 1] *= 1 + 1e-13
+    assert np.all(np.isfinite(q.ode_rhs(big, R0).dQ))
+    off = Q.copy()
+    off[0, 1] += 1e-6   # 1e-6 of an entry of size 1: not rounding
+    with pytest.raises(ValueError, match=r"^Q\b"):
+        q.ode_rhs(off, R0)
+    assert isinstance(q.population_risk(Q0, R0), float)
