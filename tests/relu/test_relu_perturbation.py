@@ -251,3 +251,29 @@ def test_first_order_limit_refuses_bad_arguments_by_name(kw, name):
         R.first_order_limit(args.pop("K"), args.pop("y"), **args)
     with pytest.raises(ValueError, match=r"no positive label"):
         R.first_order_gap(100.0 * np.eye(3), np.array([-1.0, 0.0, -0.5]))
+
+
+def test_first_order_limit_is_the_docstring_formula_term_by_term():
+    """The module docstring's two sums, written as plain loops over j, on a random Gram matrix:
+    β_i^GD = min(0, ρ_i Σ_{j+} ε_ij (y_j - b0) - Σ_{j-, |y_j| < |y_i|} ε_ij b0 (|y_i| - |y_j|)/(b0 + |y_i|))
+    and β*_i = min(0, Σ_{j+} ε_ij y_j) on the negative labels, y on the positive ones.
+    (That the formula is gradient flow's to first order is the slow test above.)"""
+    n, d, b0 = 9, 400, 0.7
+    y, K = draw(n, d, 5)
+    eps = K / np.mean(np.diag(K))
+    gd, star = np.empty(n), np.empty(n)
+    for i in range(n):
+        if y[i] > 0:
+            gd[i] = star[i] = y[i]
+            continue
+        u = abs(y[i])
+        rho = u / (b0 + u)
+        pos = sum(eps[i, j] * (y[j] - b0) for j in range(n) if j != i and y[j] > 0)
+        neg = sum(eps[i, j] * b0 * (u - abs(y[j])) / (b0 + u) for j in range(n)
+                  if j != i and y[j] <= 0 and abs(y[j]) < u)
+        gd[i] = min(0.0, rho * pos - neg)
+        star[i] = min(0.0, sum(eps[i, j] * y[j] for j in range(n) if j != i and y[j] > 0))
+    limit = R.first_order_limit(K, y, b0=b0)
+    assert np.sum(gd < 0) >= 2 and np.sum(star < 0) >= 2      # both minima are not all clipped
+    np.testing.assert_allclose(limit.gd, gd, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(limit.star, star, rtol=1e-12, atol=1e-15)
