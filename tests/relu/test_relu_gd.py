@@ -282,3 +282,21 @@ def test_network_gd_is_plain_weight_space_gd(entry, activation):
         last, react = np.zeros((3, n), int), np.zeros((3, n), int)
     np.testing.assert_array_equal(res.last_change, last)
     np.testing.assert_array_equal(res.reactivations, react)
+
+
+def test_step_size_helpers_at_their_edges():
+    """The stability bound uses a λ_max given by the caller, and refuses by default; the step of a
+    contraction c is c n / mean |x_i|², also for features of norm below 1 (all-zero features
+    refused); the default contraction follows the spectrum through R0."""
+    K = np.diag([4.0, 2.0, 1.0])
+    assert stability._stability_bound(K) == 2.0 * 3 / 4.0
+    assert stability._check_stability(0.1, K, 1, lam_max=8.0, check=False) == 2.0 * 3 / 8.0
+    with pytest.raises(ValueError, match="stability bound"):
+        stability._check_stability(1.6, K, 1)
+    X = 0.1 * np.ones((4, 5))   # |x_i|^2 = 0.05
+    assert R.lr_from_contraction(0.01, X) == pytest.approx(0.01 * 4 / 0.05)
+    with pytest.raises(ValueError, match="features are all zero"):
+        R.lr_from_contraction(0.01, np.zeros((4, 5)))
+    iso = R.default_contraction(10, 10**5)
+    spiked = R.default_contraction(10, 10**5, spectrum=R.Spectrum.spiked(10**5, [1000.0]))
+    assert iso == pytest.approx(0.002) and spiked > 3 * iso   # R0 ≈ 9,200 against 10^5
