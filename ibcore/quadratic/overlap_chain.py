@@ -44,12 +44,12 @@ each run by itself.
 **Cost.** A step of the chain costs the same at every N, but it is a dozen small numpy
 calls, and a run alone pays their Python overhead: measured as ratios in one run
 (``benchmarks/bench_quadratic.py``, groups ``quad-chain-alone-N*``, (p, p*) = (4, 2)), a
-run alone on the chain costs about 3.8 times a run on the weights at N = 100, 1.2 times at
-N = 1,000 and 0.15 times at N = 10^4. Run by run it pays off only above N of about a
+run alone on the chain costs about 1.9 times a run on the weights at N = 100, 0.94 times at
+N = 1,000 and 0.15 times at N = 10^4. Run by run it pays off only from N of about a
 thousand. The gain at small N comes from stepping many runs together, which shares the
 Python work of a step among them (the trials' ``batch``): 16 runs stepped together cost
-about 0.25 (N = 64) and 0.15 (N = 512) of the same runs on the weights one after the
-other (groups ``quad-sgd-runs-N*``).
+about 0.13 (N = 64) and 0.10 (N = 512) of the same runs on the weights one after the
+other (groups ``quad-sgd-runs-N*``; ``make bench``, 2026-12-05).
 
 What it gives up: the weights (the result's ``W`` is ``None``), and step-by-step equality
 with :func:`~ibcore.quadratic.sgd_one_pass` for the same seed (other random numbers).
