@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import re
@@ -25,7 +24,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +33,7 @@ if str(ROOT) not in sys.path:  # run as a script
     sys.path.insert(0, str(ROOT))
 
 import jupytext  # noqa: E402
+from _baseline import git_archive  # noqa: E402
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
@@ -87,10 +86,7 @@ if pytest is not None:
 def archive(rev: str) -> Path:
     """A ``git archive`` of ``rev`` in a new temporary folder, its Python files compiled
     (so that the first execution does not pay for the byte code)."""
-    data = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
-    folder = Path(tempfile.mkdtemp(prefix=f"ib-chapters-{rev[:10]}-"))
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(folder, filter="data")
+    folder = git_archive(rev, prefix=f"ib-chapters-{rev[:10]}-")
     subprocess.run([sys.executable, "-m", "compileall", "-q", "ibcore", "tools"], cwd=folder, check=True)
     return folder
 

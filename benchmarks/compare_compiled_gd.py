@@ -40,6 +40,7 @@ import sys
 import time
 
 import numpy as np
+from _baseline import cpu_times
 
 COMPILE_PROBE = """
 import os, sys, time
@@ -247,12 +248,7 @@ def main(repeats=3, runs=32):
         print(f"n = {n}, d = {d:g}, c = {c:g}, {runs} runs, tol = 1e-9:")
         numba_one_at_a_time(calls[:1]), numba_stacked(calls[:2])   # compiled before timing
         check(calls)
-        times = {name: [] for name in CANDIDATES}
-        for _ in range(repeats):
-            for name, run in CANDIDATES.items():   # interleaved
-                t0 = time.process_time()
-                run(calls)
-                times[name].append(time.process_time() - t0)
+        times, _ = cpu_times({name: lambda run=run: run(calls) for name, run in CANDIDATES.items()}, repeats)
         base = np.median(times["(a) ibcore stacked"])
         for name, ts in times.items():
             total[name] += np.median(ts)
@@ -290,13 +286,7 @@ def chapter(repeats=3):
     candidates = {"(a) batch, ibcore stacked": lambda: sweep(gap_trial, grid, **options),
                   "(b) one trial at a time": lambda: sweep(gap_trial_alone, grid, **options),
                   "(c) batch, numba per run": with_numba}
-    tables = {}
-    times = {name: [] for name in candidates}
-    for _ in range(repeats):
-        for name, run in candidates.items():
-            t0 = time.process_time()
-            tables[name] = run()
-            times[name].append(time.process_time() - t0)
+    times, tables = cpu_times(candidates, repeats)
     print(f"chapter I.3's sweeps, {len(grid)} points x 32 trials (load {os.getloadavg()[0]:.2f}):")
     for name, ts in times.items():
         print(f"  {name:26s} median {np.median(ts):7.3f} CPU-s; all {', '.join(f'{t:.3f}' for t in ts)}")
@@ -360,12 +350,7 @@ def chain(repeats=3, N=500, p=8, p_star=2, n_steps=20_000, runs=16):
         "numba, one run": lambda: numba_run(*starts[0], 0),
         f"numba, {runs} runs one by one": lambda: [numba_run(*start, k) for k, start in enumerate(starts)],
     }
-    times = {name: [] for name in candidates}
-    for _ in range(repeats):
-        for name, run in candidates.items():
-            t0 = time.process_time()
-            run()
-            times[name].append(time.process_time() - t0)
+    times, _ = cpu_times(candidates, repeats)
     for name, ts in times.items():
         print(f"  {name:26s} median {np.median(ts):7.3f} CPU-s; all {', '.join(f'{t:.3f}' for t in ts)}")
 
